@@ -1,0 +1,52 @@
+"""The ``glassformer`` command line.
+
+Each sub-command lives in the module that owns its job and is registered here
+with ``cli.add_command``.  User errors (any :class:`~glassformer.errors.GlassformerError`,
+a missing file) exit with status 2 and one line on stderr; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import __version__
+from .errors import GlassformerError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="glassformer")
+@click.option("--debug", is_flag=True, help="Show full tracebacks for errors (for bug reports).")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """glassformer: a transformer you can read.
+
+    Hand-written NumPy forward/backward passes, every intermediate inspectable,
+    applied to well logs (porosity -> permeability along depth in metres, mD).
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 2 user error, 1 unexpected failure)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        cli.main(args=args, prog_name="glassformer", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("glassformer: aborted", err=True)
+        return 130
+    except click.exceptions.ClickException as exc:  # usage errors: one line, status 2
+        if debug:
+            raise
+        click.echo(f"glassformer: error: {exc.format_message()}", err=True)
+        return 2
+    except (GlassformerError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        if debug:
+            raise
+        message = " ".join(str(exc).split())
+        click.echo(f"glassformer: error: {message}", err=True)
+        return 2
+    return 0
