@@ -50,3 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"glassformer: error: {message}", err=True)
         return 2
     return 0
+
+
+from .report import report_command  # noqa: E402  (sub-commands register after the group exists)
+
+cli.add_command(report_command)

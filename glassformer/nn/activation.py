@@ -8,9 +8,10 @@ from scipy.special import erf
 from ..errors import InputError
 from .module import Module
 
-_SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
-_INV_SQRT_2 = 1.0 / np.sqrt(2.0)
-_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+# Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2 promotion rules.
+_SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
+_INV_SQRT_2 = float(1.0 / np.sqrt(2.0))
+_INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
 
 
 class ReLU(Module):
@@ -65,12 +66,27 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
+class Tanh(Module):
+    """Hyperbolic tangent; derivative ``1 - tanh(x)^2``. Any shape."""
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        y = np.tanh(x)
+        self._save(y=y)
+        return y
+
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        y = self._saved()["y"]
+        return grad_output * (1.0 - y * y)
+
+
 def get_activation(name: str) -> Module:
-    """Return a fresh activation module by name: ``"relu"``, ``"gelu"`` or ``"gelu_tanh"``."""
+    """Return a fresh activation module by name: ``"relu"``, ``"gelu"``, ``"gelu_tanh"`` or ``"tanh"``."""
     if name == "relu":
         return ReLU()
     if name == "gelu":
         return GELU()
     if name == "gelu_tanh":
         return GELU("tanh")
-    raise InputError(f"activation must be 'relu', 'gelu' or 'gelu_tanh', got {name!r}")
+    if name == "tanh":
+        return Tanh()
+    raise InputError(f"activation must be 'relu', 'gelu', 'gelu_tanh' or 'tanh', got {name!r}")

@@ -1,0 +1,227 @@
+"""The simple baselines every well-log result is reported beside (../shared/DESIGN.md, "The
+well-log task"), and the metrics used to compare them.
+
+* :class:`PorosityPermeabilityTransform` -- the field's poro-perm transform: a straight line
+  fitted by least squares to ``log10 k`` against porosity, i.e. ``k = 10 ** (a + b * phi)``
+  (the semi-log porosity-permeability crossplot of core analysis; ../shared/DESIGN.md names it
+  as the baseline).
+* :class:`TrainingMean` -- predicts the mean of the training target everywhere.
+* :func:`regression_metrics` -- RMSE, MAE and R^2 over the pairs where both values are present.
+
+Gaps (NaN) are skipped, never filled; the regression itself is scikit-learn's ``LinearRegression``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+from ._validation import as_float_array
+from .errors import InputError, NotReadyError, ShapeError
+
+__all__ = ["PorosityPermeabilityTransform", "TrainingMean", "regression_metrics"]
+
+
+def _column(X, feature: int, name: str, where: str) -> np.ndarray:
+    """Return ``X`` (n,) as is, or column ``feature`` of ``X`` (n, n_features), as float64 (NaN kept)."""
+    arr = as_float_array(X, name, where, dtype=np.float64, allow_nan=True)
+    if arr.ndim == 1:
+        return arr
+    if arr.ndim != 2:
+        raise ShapeError(f"{where}: {name} must be (n,) or (n, n_features), got shape {arr.shape}")
+    if not -arr.shape[1] <= feature < arr.shape[1]:
+        raise InputError(f"{where}: porosity_feature={feature} is out of range for {name} "
+                         f"with {arr.shape[1]} columns (shape {arr.shape})")
+    return arr[:, feature]
+
+
+def _pair(x: np.ndarray, y, where: str) -> np.ndarray:
+    y = as_float_array(y, "target", where, dtype=np.float64, allow_nan=True)
+    if y.shape != x.shape:
+        raise ShapeError(f"{where}: target must have shape {x.shape} (one value per porosity), got {y.shape}")
+    return y
+
+
+class PorosityPermeabilityTransform:
+    """The field's porosity-permeability transform: ``log10 k = intercept_ + slope_ * porosity``.
+
+    Fitted by ordinary least squares (scikit-learn's ``LinearRegression``) on the rows where both
+    porosity and permeability are present; NaN rows are ignored.
+
+    Parameters
+    ----------
+    porosity_feature : int, default 0
+        Column of ``X`` holding porosity when ``X`` is a 2-D feature matrix ``(n, n_features)``;
+        ignored for a 1-D ``X``.
+    floor_mD : float > 0, optional
+        Permeabilities below this value (including zeros) are raised to it before ``log10``.
+        With the default ``None`` a permeability ``<= 0`` is refused (``log10`` is undefined), so
+        a floor is an explicit choice.  On the Volve CPI logs, ``KLOGH`` bottoms out at 0.001 mD
+        in the F-wells and is 0 on many rows of 15/9-19 A; 0.001 mD is the natural floor there.
+
+    Attributes
+    ----------
+    slope_ : float
+        log10(mD) per porosity unit (per v/v if porosity is a fraction, per % if in %).
+    intercept_ : float
+        log10(mD) at zero porosity.
+    n_ : int
+        Number of rows used in the fit.
+
+    Raises
+    ------
+    InputError
+        Non-positive permeability without ``floor_mD``; fewer than two usable rows, or porosity
+        constant over them; inf values; ``predict`` before ``fit`` raises :class:`NotReadyError`.
+    """
+
+    def __init__(self, porosity_feature: int = 0, floor_mD: float | None = None):
+        if floor_mD is not None and not (np.isfinite(floor_mD) and floor_mD > 0):
+            raise InputError(f"PorosityPermeabilityTransform: floor_mD must be a positive number "
+                             f"(mD) or None, got {floor_mD!r}")
+        self.porosity_feature = int(porosity_feature)
+        self.floor_mD = None if floor_mD is None else float(floor_mD)
+
+    def fit(self, porosity, permeability_mD) -> "PorosityPermeabilityTransform":
+        """Fit on permeability in mD; returns self.
+
+        Parameters
+        ----------
+        porosity : array (n,) or (n, n_features)
+            Porosity (fraction or %; the slope is in log10 mD per that unit).
+        permeability_mD : array (n,)
+            Permeability in mD; NaN rows are skipped.
+        """
+        where = "PorosityPermeabilityTransform.fit"
+        phi = _column(porosity, self.porosity_feature, "porosity", where)
+        k = _pair(phi, permeability_mD, where)
+        present = ~np.isnan(k)
+        if self.floor_mD is None:
+            bad = present & (k <= 0)
+            if bad.any():
+                first = int(np.argmax(bad))
+                raise InputError(
+                    f"{where}: permeability_mD has {int(bad.sum())} value(s) <= 0 (first at row {first}: "
+                    f"{k[first]!r}); log10 is undefined there: pass floor_mD (e.g. 0.001) to clip them"
+                )
+            logk = np.full_like(k, np.nan)
+            logk[present] = np.log10(k[present])
+        else:
+            logk = np.log10(np.maximum(k, self.floor_mD))   # NaN stays NaN
+        return self._fit(phi, logk, where)
+
+    def fit_log10(self, porosity, log10_permeability) -> "PorosityPermeabilityTransform":
+        """Fit on a target that is already ``log10(k / mD)`` (no floor applied); returns self."""
+        where = "PorosityPermeabilityTransform.fit_log10"
+        phi = _column(porosity, self.porosity_feature, "porosity", where)
+        return self._fit(phi, _pair(phi, log10_permeability, where), where)
+
+    def _fit(self, phi: np.ndarray, logk: np.ndarray, where: str):
+        use = ~(np.isnan(phi) | np.isnan(logk))
+        n = int(use.sum())
+        if n < 2:
+            raise InputError(f"{where}: need at least 2 rows with both porosity and permeability, got {n}")
+        if np.ptp(phi[use]) == 0:
+            raise InputError(f"{where}: porosity is constant ({phi[use][0]!r}) over the {n} usable rows; "
+                             "the slope is undefined")
+        reg = LinearRegression().fit(phi[use, None], logk[use])
+        self.slope_ = float(reg.coef_[0])
+        self.intercept_ = float(reg.intercept_)
+        self.n_ = n
+        return self
+
+    def predict_log10(self, porosity) -> np.ndarray:
+        """Predicted ``log10(k / mD)``, shape (n,); NaN where porosity is NaN."""
+        where = "PorosityPermeabilityTransform.predict_log10"
+        if not hasattr(self, "slope_"):
+            raise NotReadyError(f"{where}: call fit() or fit_log10() first")
+        phi = _column(porosity, self.porosity_feature, "porosity", where)
+        return self.intercept_ + self.slope_ * phi
+
+    def predict(self, porosity) -> np.ndarray:
+        """Predicted permeability in mD, shape (n,); NaN where porosity is NaN."""
+        return 10.0 ** self.predict_log10(porosity)
+
+    def __repr__(self) -> str:
+        fitted = ""
+        if hasattr(self, "slope_"):
+            fitted = f", slope_={self.slope_:.6g}, intercept_={self.intercept_:.6g}"
+        return f"PorosityPermeabilityTransform(porosity_feature={self.porosity_feature}, floor_mD={self.floor_mD}{fitted})"
+
+
+class TrainingMean:
+    """Predicts the mean of the training target (NaN ignored) at every position.
+
+    Whatever space the target is given in is the space of the mean: pass ``log10 k`` to get
+    the mean log-permeability (the geometric mean of k), ``k`` for the arithmetic mean.
+
+    Attributes
+    ----------
+    mean_ : float
+    n_ : int
+        Number of non-NaN training values.
+    """
+
+    def fit(self, X, y) -> "TrainingMean":
+        """Fit on ``y`` (any shape, NaN ignored); ``X`` is accepted for a uniform interface and unused."""
+        where = "TrainingMean.fit"
+        y = as_float_array(y, "y", where, dtype=np.float64, allow_nan=True)
+        present = ~np.isnan(y)
+        if not present.any():
+            raise InputError(f"{where}: y has no non-NaN value (shape {y.shape})")
+        self.mean_ = float(y[present].mean())
+        self.n_ = int(present.sum())
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Return ``mean_`` repeated ``len(X)`` times: ``X`` (n,) or (n, n_features) -> (n,)."""
+        if not hasattr(self, "mean_"):
+            raise NotReadyError("TrainingMean.predict: call fit() first")
+        n = np.shape(X)[0] if np.ndim(X) else 0
+        if n == 0:
+            raise InputError(f"TrainingMean.predict: X must have at least one row, got shape {np.shape(X)}")
+        return np.full(n, self.mean_)
+
+    def __repr__(self) -> str:
+        return f"TrainingMean(mean_={self.mean_:.6g})" if hasattr(self, "mean_") else "TrainingMean()"
+
+
+def regression_metrics(y_true, y_pred) -> dict:
+    """RMSE, MAE and R^2 over the pairs where neither value is NaN.
+
+    Parameters
+    ----------
+    y_true, y_pred : arrays of the same shape
+        Targets and predictions, in the same units (report which: mD or log10 mD).
+
+    Returns
+    -------
+    dict
+        ``{"rmse": float, "mae": float, "r2": float, "n": int}``; ``r2`` is NaN when fewer than
+        two pairs remain, and follows scikit-learn's ``r2_score`` otherwise (1 - SS_res / SS_tot;
+        for a constant ``y_true`` it is 1.0 for a perfect prediction, else 0.0).
+
+    Raises
+    ------
+    ShapeError
+        If the shapes differ.
+    InputError
+        If either holds inf (a diverged model should not be averaged away), or no pair is left.
+    """
+    where = "regression_metrics"
+    t = as_float_array(y_true, "y_true", where, dtype=np.float64, allow_nan=True)
+    p = as_float_array(y_pred, "y_pred", where, dtype=np.float64, allow_nan=True)
+    if t.shape != p.shape:
+        raise ShapeError(f"{where}: y_true has shape {t.shape} but y_pred has shape {p.shape}")
+    use = ~(np.isnan(t) | np.isnan(p))
+    n = int(use.sum())
+    if n == 0:
+        raise InputError(f"{where}: no position has both y_true and y_pred (all {t.size} pairs contain NaN)")
+    t, p = t[use], p[use]
+    return {
+        "rmse": float(np.sqrt(mean_squared_error(t, p))),
+        "mae": float(mean_absolute_error(t, p)),
+        "r2": float(r2_score(t, p)) if n >= 2 else float("nan"),
+        "n": n,
+    }

@@ -1,0 +1,614 @@
+"""Encoder-only per-position regression: seed 000's transformer, generalised.
+
+At every position ``t`` of a window of well-log samples the model predicts the target log(s) from
+the input logs at *all* positions of the window (seed 000, "Transformer Demonstration #1")::
+
+    E = W_e x + b_e                     input embedding          (batch, seq, d_model)
+    P = PE(positions)                   positional encoding      (seq, d_model) or (batch, seq, d_model)
+    Z = E + P
+    H = EncoderLayer_N(... EncoderLayer_1(Z))                    (batch, seq, d_model)
+    y_hat = W_y H + b_y                 linear head              (batch, seq, n_targets)
+
+The defaults are the seed's model: ``d_model=4``, one head (``d_k=4``), ``d_ff=16``, one post-norm
+layer, attention *without* an output projection, the fixed encoding ``[sin t, cos t, sin t/100,
+cos t/100]``, the seed's initialisation (``init="seed"``) and full-batch gradient descent with
+``lr=0.01``.  Module names follow PyTorch: ``embedding.linear.weight``,
+``encoder.layers.0.self_attn.in_proj_weight``, ``encoder.layers.0.linear1.weight``, ...,
+``head.weight``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .._validation import as_float_array, check_dtype, check_ndim, check_positive_int
+from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
+from ..losses import MSELoss
+from ..nn.input_embedding import get_input_embedding
+from ..nn.linear import Linear
+from ..nn.module import Module
+from ..nn.positional import get_positional_encoding
+from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from ..trace import Trace
+from ..training import History, Trainer
+
+__all__ = ["SequenceRegressor"]
+
+#: Version of the saved-model layout written by :meth:`SequenceRegressor.save`.
+FORMAT_VERSION = 1
+MODEL_KIND = "glassformer.SequenceRegressor"
+
+# Constructor arguments that change the module tree (changing them rebuilds the parameters).
+_ARCH_PARAMS = ("n_features", "n_targets", "d_model", "num_heads", "d_ff", "num_layers", "dropout",
+                "activation", "norm_first", "positional", "positional_options", "input_embedding",
+                "input_embedding_options", "attn_out_proj", "mixer", "init", "random_state", "dtype")
+
+
+class SequenceRegressor(Module):
+    """Transformer encoder that regresses target logs at every position of a window.
+
+    Parameters
+    ----------
+    n_features : int, default 1
+        Input logs per depth sample (1 = porosity only; 3 for PHIF, VSH, SW).
+    n_targets : int, default 1
+        Target logs per depth sample.
+    d_model : int, default 4
+    num_heads : int, default 1
+        Must divide ``d_model``; head size ``d_k = d_model / num_heads``.
+    d_ff : int, default 16
+        Hidden width of the feed-forward network.
+    num_layers : int, default 1
+    dropout : float, default 0.0
+    activation : {"relu", "gelu", "gelu_tanh"}, default "relu"
+    norm_first : bool, default False
+        Post-norm (False, the seed's) or pre-norm.
+    positional : str, default "seed"
+        Additive encoding name for :func:`glassformer.nn.positional.get_positional_encoding`
+        ("seed", "sinusoidal", "wavelengths", "learned", "continuous", "fourier", "none"), or
+        "rotary" (RoPE inside attention, no additive encoding).
+    positional_options : dict, optional
+        Keywords for the encoding (``wavelengths``, ``max_len``, ...; for "rotary": ``base``,
+        ``interleaved``).
+    input_embedding : {"linear", "mlp", "fourier"}, default "linear"
+    input_embedding_options : dict, optional
+    attn_out_proj : bool, default False
+        Attention output projection (False is the seed's attention).
+    mixer : {"attention", "fourier"}, default "attention"
+    optimizer : {"sgd", "adam", "adamw"}, default "sgd"
+    lr : float, default 0.01
+    momentum : float, default 0.0 (SGD only)
+    weight_decay : float, default 0.0
+    batch_size : int or None, default None
+        Windows per update; None = full batch.
+    epochs : int, default 1000
+    grad_clip : float or None
+        Global gradient-norm clipping.
+    warmup_steps : int, default 0
+    schedule : {None, "constant", "cosine", "linear", "noam"}
+    early_stopping_patience : int or None
+        Epochs without validation improvement before stopping; the best weights are restored.
+    validation_fraction : float or None
+        Hold out this fraction of the training windows (seeded by ``random_state``) for
+        validation when no explicit ``X_val`` is given.
+    init : {"seed", "torch"}, default "seed"
+        "seed": seed 000's draws -- ``np.random.RandomState(random_state).randn`` in the order
+        W_e, then per layer W_Q, W_K, W_V (and W_O if ``attn_out_proj``), W_1, W_2, then W_y, each
+        times 0.1, all biases zero, LayerNorm weight 1 / bias 0 (non-linear input embeddings and
+        trainable positional encodings keep their own initialisation).  "torch": PyTorch's default
+        initialisation drawn from ``numpy.random.default_rng(random_state)``.
+    random_state : int, default 42
+        Initialisation, shuffling (``default_rng(random_state).permutation`` per epoch), dropout
+        and the validation split.
+    dtype : {"float64", "float32"}, default "float64"
+    progress : bool, default False
+        Show a progress bar during ``fit``.
+    warm_start : bool, default False
+        ``fit`` continues from the current weights instead of re-initialising.
+
+    Attributes
+    ----------
+    embedding, positional, encoder, head : the modules, in forward order.
+    history_ : History
+        Losses per epoch after ``fit``.
+    is_fitted_ : bool
+    """
+
+    def __init__(self, n_features: int = 1, n_targets: int = 1, d_model: int = 4, num_heads: int = 1,
+                 d_ff: int = 16, num_layers: int = 1, dropout: float = 0.0, activation: str = "relu",
+                 norm_first: bool = False, positional: str = "seed", positional_options: dict | None = None,
+                 input_embedding: str = "linear", input_embedding_options: dict | None = None,
+                 attn_out_proj: bool = False, mixer: str = "attention", optimizer: str = "sgd",
+                 lr: float = 0.01, momentum: float = 0.0, weight_decay: float = 0.0,
+                 batch_size: int | None = None, epochs: int = 1000, grad_clip: float | None = None,
+                 warmup_steps: int = 0, schedule: str | None = None,
+                 early_stopping_patience: int | None = None, validation_fraction: float | None = None,
+                 init: str = "seed", random_state: int = 42, dtype: str = "float64", progress: bool = False,
+                 warm_start: bool = False):
+        super().__init__()
+        self._params = dict(
+            n_features=n_features, n_targets=n_targets, d_model=d_model, num_heads=num_heads, d_ff=d_ff,
+            num_layers=num_layers, dropout=dropout, activation=activation, norm_first=norm_first,
+            positional=positional, positional_options=dict(positional_options or {}),
+            input_embedding=input_embedding, input_embedding_options=dict(input_embedding_options or {}),
+            attn_out_proj=attn_out_proj, mixer=mixer, optimizer=optimizer, lr=lr, momentum=momentum,
+            weight_decay=weight_decay, batch_size=batch_size, epochs=epochs, grad_clip=grad_clip,
+            warmup_steps=warmup_steps, schedule=schedule, early_stopping_patience=early_stopping_patience,
+            validation_fraction=validation_fraction, init=init, random_state=random_state,
+            dtype=str(np.dtype(dtype)), progress=progress, warm_start=warm_start)
+        self._build()
+
+    # ------------------------------------------------------------------ construction
+    def _build(self) -> None:
+        p = self._params
+        where = "SequenceRegressor"
+        for name in ("n_features", "n_targets", "d_model", "num_heads", "d_ff", "num_layers"):
+            check_positive_int(p[name], name, where)
+        if p["d_model"] % p["num_heads"]:
+            raise InputError(f"{where}: d_model ({p['d_model']}) must be divisible by num_heads ({p['num_heads']})")
+        if p["init"] not in ("seed", "torch"):
+            raise InputError(f"{where}: init must be 'seed' or 'torch', got {p['init']!r}")
+        dt = check_dtype(p["dtype"])
+        self._dtype_np = dt
+        gen = np.random.default_rng(p["random_state"])
+        rotary = None
+        pos_name, pos_opts = p["positional"], dict(p["positional_options"])
+        if pos_name in ("rotary", "rope"):
+            from ..nn.rotary import RotaryEmbedding
+
+            if p["mixer"] != "attention":
+                raise InputError(f"{where}: positional='rotary' needs mixer='attention'")
+            rotary = RotaryEmbedding(p["d_model"] // p["num_heads"], **pos_opts)
+            pos_name, pos_opts = "none", {}
+        self._rotary = rotary is not None
+        self.embedding = get_input_embedding(p["input_embedding"], p["n_features"], p["d_model"], rng=gen,
+                                             dtype=dt, **p["input_embedding_options"])
+        self.positional = get_positional_encoding(pos_name, p["d_model"], rng=gen, dtype=dt, **pos_opts)
+        layers = [TransformerEncoderLayer(p["d_model"], p["num_heads"], p["d_ff"], p["dropout"], p["activation"],
+                                          1e-5, p["norm_first"], mixer=p["mixer"], attn_out_proj=p["attn_out_proj"],
+                                          rotary=rotary, rng=gen, dtype=dt)
+                  for _ in range(p["num_layers"])]
+        self.encoder = TransformerEncoder(layers[0], p["num_layers"])
+        for mine, fresh in zip(self.encoder.layers, layers):   # distinct draws per layer, unlike clones
+            mine.load_state_dict(fresh.state_dict())
+        self.head = Linear(p["d_model"], p["n_targets"], rng=gen, dtype=dt)
+        if p["init"] == "seed":
+            self._seed_init()
+        self._pos_trainable = bool(self.positional.parameters())
+        self._loss = MSELoss()
+        self.history_ = None
+        self.is_fitted_ = False
+
+    def _seed_init(self) -> None:
+        """Seed 000's initialisation, mapped into PyTorch layouts (transposes; Q, K, V stacked by rows)."""
+        p = self._params
+        rs = np.random.RandomState(p["random_state"])
+        d, dff, dt = p["d_model"], p["d_ff"], self._dtype_np
+
+        def draw(rows, cols):          # the seed's ``randn(rows, cols) * 0.1`` (x @ W layout)
+            return (rs.randn(rows, cols) * 0.1).astype(dt)
+
+        lin = getattr(self.embedding, "linear", None)
+        W_e = draw(p["n_features"], d)
+        if p["input_embedding"] == "linear" and lin is not None:
+            lin.weight.data[...] = W_e.T
+            lin.bias.data[...] = 0.0
+        for layer in self.encoder.layers:
+            if p["mixer"] == "attention":
+                att = layer.self_attn
+                W_q, W_k, W_v = draw(d, d), draw(d, d), draw(d, d)
+                att.in_proj_weight.data[...] = np.concatenate([W_q.T, W_k.T, W_v.T], axis=0)
+                if att.in_proj_bias is not None:
+                    att.in_proj_bias.data[...] = 0.0
+                if att.out_proj is not None:
+                    att.out_proj.weight.data[...] = draw(d, d).T
+                    if att.out_proj.bias is not None:
+                        att.out_proj.bias.data[...] = 0.0
+            layer.linear1.weight.data[...] = draw(d, dff).T
+            layer.linear2.weight.data[...] = draw(dff, d).T
+            for lin_ in (layer.linear1, layer.linear2):
+                if lin_.bias is not None:
+                    lin_.bias.data[...] = 0.0
+            for norm in (layer.norm1, layer.norm2):
+                norm.weight.data[...] = 1.0
+                norm.bias.data[...] = 0.0
+        self.head.weight.data[...] = draw(d, p["n_targets"]).T
+        self.head.bias.data[...] = 0.0
+
+    def reset_parameters(self) -> None:
+        """Re-draw every parameter from ``random_state`` (the state right after construction)."""
+        state = _fresh_state(self._params)
+        self.load_state_dict(state)
+
+    # ------------------------------------------------------------------ sklearn-style params
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor arguments as a dict (copies of the option dicts)."""
+        out = dict(self._params)
+        out["positional_options"] = dict(out["positional_options"])
+        out["input_embedding_options"] = dict(out["input_embedding_options"])
+        return out
+
+    def set_params(self, **params) -> "SequenceRegressor":
+        """Change constructor arguments; architecture changes rebuild (re-initialise) the model.
+
+        Raises
+        ------
+        InputError
+            For an unknown name (the message lists the valid ones).
+        """
+        unknown = sorted(set(params) - set(self._params))
+        if unknown:
+            raise InputError(f"SequenceRegressor.set_params: unknown parameter(s) {unknown}; "
+                             f"valid: {sorted(self._params)}")
+        rebuild = any(k in _ARCH_PARAMS and params[k] != self._params[k] for k in params)
+        for k, v in params.items():
+            if k in ("positional_options", "input_embedding_options"):
+                v = dict(v or {})
+            if k == "dtype":
+                v = str(np.dtype(v))
+            self._params[k] = v
+        if rebuild:
+            for name in list(self._modules):
+                delattr(self, name)
+            self._build()
+        return self
+
+    def __getattr__(self, name):
+        # Hyperparameters read as attributes (model.lr, model.d_model), like scikit-learn estimators.
+        params = self.__dict__.get("_params")
+        if params is not None and name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    # ------------------------------------------------------------------ input checks
+    def _check_X(self, X, where: str) -> np.ndarray:
+        X = as_float_array(X, "X", where, dtype=self._dtype_np)
+        check_ndim(X, (3,), "X", where, layout="(batch, seq, n_features)")
+        if X.shape[-1] != self._params["n_features"]:
+            raise ShapeError(f"{where}: X has {X.shape[-1]} feature(s) on its last axis (shape {X.shape}), "
+                             f"the model expects n_features={self._params['n_features']}")
+        return X
+
+    def _check_y(self, y, X: np.ndarray, where: str) -> np.ndarray:
+        y = as_float_array(y, "y", where, dtype=self._dtype_np, allow_nan=True)
+        if y.ndim == 2 and self._params["n_targets"] == 1:
+            y = y[..., None]
+        want = X.shape[:2] + (self._params["n_targets"],)
+        if y.shape != want:
+            raise ShapeError(f"{where}: y must have shape (batch, seq, n_targets) = {want}, got {y.shape}")
+        return y
+
+    @staticmethod
+    def _check_positions(positions, X: np.ndarray, where: str):
+        """Return positions as (seq,) or (batch, seq) floats; None -> 1, 2, ..., seq (seed 000)."""
+        if positions is None:
+            return np.arange(1, X.shape[1] + 1, dtype=np.float64)
+        pos = as_float_array(positions, "positions", where)
+        if pos.ndim == 1 and pos.shape[0] == X.shape[1]:
+            return pos
+        if pos.ndim == 2 and pos.shape == X.shape[:2]:
+            return pos
+        raise ShapeError(f"{where}: positions must have shape (seq,) = ({X.shape[1]},) or (batch, seq) = "
+                         f"{X.shape[:2]}, got {pos.shape}")
+
+    # ------------------------------------------------------------------ forward / backward
+    def forward(self, X, positions=None, src_key_padding_mask=None) -> np.ndarray:
+        """Predict ``y_hat (batch, seq, n_targets)`` from ``X (batch, seq, n_features)``.
+
+        ``positions``: ``(seq,)`` shared by every window or ``(batch, seq)`` (e.g. real depths in
+        metres); None -> 1..seq.  ``src_key_padding_mask (batch, seq)``: True = padding.
+        """
+        X = self._check_X(X, "SequenceRegressor.forward")
+        pos = self._check_positions(positions, X, "SequenceRegressor.forward")
+        E = self.embedding(X)
+        P = self.positional(pos)
+        Z = E + P
+        H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask,
+                         positions=pos if self._rotary else None)
+        y_hat = self.head(H)
+        self._save(E=E, P=P, Z=Z, X=X, positions=pos)
+        return y_hat
+
+    def backward(self, grad_output) -> np.ndarray:
+        """Back-propagate ``dL/dy_hat``; adds every parameter gradient and returns ``dL/dX``."""
+        c = self._saved()
+        dZ = self.encoder.backward(self.head.backward(grad_output))
+        if self._pos_trainable:
+            P = c["P"]
+            self.positional.backward(dZ if P.ndim == dZ.ndim else dZ.sum(axis=0))
+        return self.embedding.backward(dZ)
+
+    # ------------------------------------------------------------------ training
+    def _train_step(self, batch) -> float:
+        X, Y, P = batch
+        if not np.isfinite(Y).any():       # a window with no observed target teaches nothing
+            return 0.0
+        y_hat = self.forward(X, self._shared_pos if P is None else P)
+        loss = self._loss.forward(y_hat, Y)
+        self.backward(self._loss.backward())
+        return loss
+
+    def _eval_step(self, batch) -> float:
+        X, Y, P = batch
+        pred = self._predict_array(X, self._shared_pos if P is None else P)
+        return _masked_mse(pred, Y)
+
+    def fit(self, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None,
+            callbacks=()) -> "SequenceRegressor":
+        """Train on windows ``X (n, seq, n_features)`` with targets ``y (n, seq, n_targets)``.
+
+        NaN targets are masked out of the loss (gaps, never filled).  ``positions``: ``(seq,)`` shared
+        or ``(n, seq)`` per window.  Validation: ``X_val``/``y_val`` (and ``positions_val``), or
+        ``validation_fraction`` of the windows.  ``callbacks`` go to :class:`~glassformer.training.Trainer`.
+
+        Returns
+        -------
+        self, with ``history_`` (per-epoch train / validation loss and learning rate).
+
+        Raises
+        ------
+        ShapeError, InputError
+            Bad shapes, NaN/inf inputs, inf targets.
+        DivergenceError
+            Non-finite loss or gradient (the message names the first layer and tensor; the
+            parameters are those from the start of the failing epoch).
+        """
+        p = self._params
+        X = self._check_X(X, "SequenceRegressor.fit")
+        Y = self._check_y(y, X, "SequenceRegressor.fit")
+        pos = self._check_positions(positions, X, "SequenceRegressor.fit")
+        val = None
+        if X_val is not None:
+            Xv = self._check_X(X_val, "SequenceRegressor.fit (X_val)")
+            Yv = self._check_y(y_val, Xv, "SequenceRegressor.fit (y_val)")
+            pv = self._check_positions(positions_val if positions_val is not None else
+                                       (pos if pos.ndim == 1 and pos.shape[0] == Xv.shape[1] else None),
+                                       Xv, "SequenceRegressor.fit (positions_val)")
+            val = (Xv, Yv, pv)
+        elif p["validation_fraction"]:
+            frac = float(p["validation_fraction"])
+            if not 0.0 < frac < 1.0:
+                raise InputError(f"SequenceRegressor.fit: validation_fraction must be in (0, 1), got {frac}")
+            n_val = max(1, int(round(frac * len(X))))
+            if n_val >= len(X):
+                raise InputError(f"SequenceRegressor.fit: {len(X)} window(s) are too few to hold out "
+                                 f"validation_fraction={frac}")
+            order = np.random.default_rng(p["random_state"]).permutation(len(X))
+            vi, ti = np.sort(order[:n_val]), np.sort(order[n_val:])
+            val = (X[vi], Y[vi], pos if pos.ndim == 1 else pos[vi])
+            X, Y, pos = X[ti], Y[ti], (pos if pos.ndim == 1 else pos[ti])
+        if not p["warm_start"]:
+            self.reset_parameters()
+        self._shared_pos = pos if pos.ndim == 1 else None
+        train = (X, Y, None if pos.ndim == 1 else pos)
+        if val is not None:
+            shared_v = val[2].ndim == 1
+            if shared_v and self._shared_pos is not None and np.array_equal(val[2], self._shared_pos):
+                val = (val[0], val[1], None)
+            elif shared_v:
+                val = (val[0], val[1], np.broadcast_to(val[2], val[0].shape[:2]))
+        trainer = Trainer(self.parameters(), self._train_step, optimizer=p["optimizer"], lr=p["lr"],
+                          momentum=p["momentum"], weight_decay=p["weight_decay"], epochs=p["epochs"],
+                          batch_size=p["batch_size"], seed=p["random_state"], grad_clip=p["grad_clip"],
+                          schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
+                          early_stopping_patience=p["early_stopping_patience"], model=self,
+                          progress=p["progress"], callbacks=callbacks,
+                          named_params=list(self.named_parameters()))
+        self.trainer_ = trainer
+        try:
+            self.history_ = trainer.fit(train, val)
+        finally:
+            self.history_ = trainer.history
+            self.clear_cache()
+            self.train()
+        self.is_fitted_ = True
+        return self
+
+    # ------------------------------------------------------------------ inference
+    def _predict_array(self, X, positions, chunk: int = 2048) -> np.ndarray:
+        was_training = self.training
+        self.eval()
+        try:
+            with self.no_cache():
+                if len(X) <= chunk:
+                    return self.forward(X, positions)
+                parts = []
+                for s in range(0, len(X), chunk):
+                    pos = positions if positions is None or np.ndim(positions) == 1 else positions[s:s + chunk]
+                    parts.append(self.forward(X[s:s + chunk], pos))
+                return np.concatenate(parts, axis=0)
+        finally:
+            self.train(was_training)
+
+    def predict(self, X, positions=None) -> np.ndarray:
+        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches."""
+        X = self._check_X(X, "SequenceRegressor.predict")
+        pos = self._check_positions(positions, X, "SequenceRegressor.predict")
+        return self._predict_array(X, pos)
+
+    def score(self, X, y, positions=None) -> float:
+        """Coefficient of determination R² over all non-NaN target entries."""
+        X = self._check_X(X, "SequenceRegressor.score")
+        Y = self._check_y(y, X, "SequenceRegressor.score")
+        pred = self.predict(X, positions)
+        ok = np.isfinite(Y)
+        if ok.sum() < 2:
+            raise InputError("SequenceRegressor.score: fewer than two observed targets")
+        t, q = Y[ok], pred[ok]
+        ss_tot = float(np.sum((t - t.mean()) ** 2))
+        ss_res = float(np.sum((t - q) ** 2))
+        return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
+
+    def trace(self, X, positions=None) -> Trace:
+        """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`).
+
+        Keys: X, E, P, Z, ``layers.<i>.{Q,K,V,S,A,U,T1,R,G,F,T2,H}``, y_hat.  Caches are dropped
+        afterwards.
+        """
+        X = self._check_X(X, "SequenceRegressor.trace")
+        pos = self._check_positions(positions, X, "SequenceRegressor.trace")
+        was_training = self.training
+        self.eval()
+        try:
+            y_hat = self.forward(X, pos)
+            c = self._saved()
+            arrays = {"X": X, "E": c["E"], "P": c["P"], "Z": c["Z"]}
+            for i, inter in enumerate(self.encoder.intermediates()):
+                for sym, arr in inter.items():
+                    arrays[f"layers.{i}.{sym}"] = arr
+            arrays["y_hat"] = y_hat
+            return Trace(arrays, positions=pos)
+        finally:
+            self.clear_cache()
+            self.train(was_training)
+
+    def predict_with_attention(self, X, positions=None, A=None, layer: int = 0) -> np.ndarray:
+        """Predict with layer ``layer``'s attention weights replaced by ``A`` (seed 000's ablation).
+
+        ``U = A V`` per head, then the rest of the block and model as usual (evaluation mode, no
+        caches).  Seed 000's ``transformer_forward_custom_attention``, generalised.
+
+        Parameters
+        ----------
+        A : array of shape (seq, seq), (num_heads, seq, seq) or (batch, num_heads, seq, seq)
+            Rows are the weights of each query over the keys (normally summing to 1), e.g.
+            ``np.full((seq, seq), 1/seq)`` (uniform) or ``np.eye(seq)`` (identity).
+
+        Raises
+        ------
+        InputError if the model's mixer is not attention; ShapeError for a bad ``A``.
+        """
+        if self._params["mixer"] != "attention":
+            raise InputError("predict_with_attention: the model has no attention (mixer='fourier')")
+        X = self._check_X(X, "SequenceRegressor.predict_with_attention")
+        pos = self._check_positions(positions, X, "SequenceRegressor.predict_with_attention")
+        n_layers = self._params["num_layers"]
+        if not 0 <= layer < n_layers:
+            raise InputError(f"predict_with_attention: layer must be in [0, {n_layers}), got {layer}")
+        B, L = X.shape[:2]
+        Hh = self._params["num_heads"]
+        A = np.asarray(A, dtype=self._dtype_np)
+        if A.ndim == 2:
+            A = A[None, None]
+        elif A.ndim == 3:
+            A = A[None]
+        if A.ndim != 4 or A.shape[-2:] != (L, L) or A.shape[1] not in (1, Hh) or A.shape[0] not in (1, B):
+            raise ShapeError(f"predict_with_attention: A must have shape (seq, seq), (num_heads, seq, seq) or "
+                             f"(batch, num_heads, seq, seq) with seq={L}, num_heads={Hh}, got {np.shape(A)}")
+        was_training = self.training
+        self.eval()
+        try:
+            with self.no_cache():
+                Z = self.embedding(X) + self.positional(pos)
+                for i, blk in enumerate(self.encoder.layers):
+                    if i == layer:
+                        Z = _block_with_attention(blk, Z, A)
+                    else:
+                        Z = blk(Z, positions=pos if self._rotary else None)
+                if self.encoder.norm is not None:
+                    Z = self.encoder.norm(Z)
+                return self.head(Z)
+        finally:
+            self.train(was_training)
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, directory, *, overwrite: bool = False, extra: dict | None = None) -> Path:
+        """Write ``model.npz`` (parameters) and ``model.json`` (config, format version) into ``directory``.
+
+        ``extra``: JSON-able metadata stored beside the config (e.g. scalers of a pipeline).
+        Files are written atomically via :func:`glassformer.io.save_model`.
+        """
+        from .. import io
+
+        config = {"format_version": FORMAT_VERSION, "params": self.get_params(),
+                  "is_fitted": bool(self.is_fitted_),
+                  "history": self.history_.to_dict() if self.history_ is not None else None}
+        if extra:
+            config["extra"] = extra
+        return io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
+
+    @classmethod
+    def load(cls, directory) -> "SequenceRegressor":
+        """Rebuild a model written by :meth:`save`.
+
+        Raises
+        ------
+        ModelFileError
+            Missing/corrupt files, another kind of model, or an unsupported format version.
+        """
+        from .. import io
+
+        state, config, kind = io.load_model(directory)
+        if kind != MODEL_KIND:
+            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND!r}")
+        version = config.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ModelFileError(f"{directory}: format_version {version!r} is not supported "
+                                 f"(this glassformer reads version {FORMAT_VERSION})")
+        try:
+            model = cls(**config["params"])
+            model.load_state_dict(state)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ModelFileError(f"{directory}: cannot rebuild the model from its config ({exc})") from None
+        model.is_fitted_ = bool(config.get("is_fitted", True))
+        if config.get("history"):
+            model.history_ = History.from_dict(config["history"])
+        model.extra_ = config.get("extra", {})
+        return model
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        defaults = _DEFAULTS
+        shown = [f"{k}={v!r}" for k, v in self._params.items() if defaults.get(k, object()) != v]
+        fitted = "fitted" if self.is_fitted_ else "not fitted"
+        body = ", ".join(shown)
+        return f"SequenceRegressor({body})  # {self.num_parameters()} parameters, {fitted}"
+
+
+def _block_with_attention(blk, Z, A):
+    """Run encoder layer ``blk`` on ``Z`` with attention weights ``A (b, h, L, L)`` instead of softmax."""
+    att = blk.self_attn
+    E_, Hh, hd = att.embed_dim, att.num_heads, att.head_dim
+    B, L = Z.shape[:2]
+
+    def mix(x):
+        v = x @ att.in_proj_weight.data[2 * E_:].T
+        if att.in_proj_bias is not None:
+            v = v + att.in_proj_bias.data[2 * E_:]
+        v = v.reshape(B, L, Hh, hd).transpose(0, 2, 1, 3)
+        U = (A @ v).transpose(0, 2, 1, 3).reshape(B, L, E_)
+        return att.out_proj(U) if att.out_proj is not None else U
+
+    def ffn(r):
+        return blk.linear2(blk.activation(blk.linear1(r)))
+
+    if blk.norm_first:
+        T1 = Z + mix(blk.norm1(Z))
+        return T1 + ffn(blk.norm2(T1))
+    R = blk.norm1(Z + mix(Z))
+    return blk.norm2(R + ffn(R))
+
+
+def _masked_mse(pred: np.ndarray, target: np.ndarray) -> float:
+    ok = ~np.isnan(target)
+    n = int(ok.sum())
+    if n == 0:
+        return float("nan")
+    d = np.where(ok, pred - target, 0.0)
+    return float(np.sum(d * d) / n)
+
+
+def _fresh_state(params: dict) -> dict:
+    kw = dict(params)
+    kw["warm_start"] = False
+    return SequenceRegressor(**kw).state_dict()
+
+
+import inspect as _inspect  # noqa: E402  (after the class: read its defaults once)
+
+_DEFAULTS = {k: (dict(v.default or {}) if k.endswith("_options") else v.default)
+             for k, v in _inspect.signature(SequenceRegressor.__init__).parameters.items() if k != "self"}
+_DEFAULTS["dtype"] = "float64"

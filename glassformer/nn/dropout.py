@@ -1,0 +1,55 @@
+"""Inverted dropout (Srivastava et al., 2014), as ``torch.nn.Dropout``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_probability
+from .module import Module, make_rng
+
+
+class Dropout(Module):
+    """Zero each element with probability ``p`` in training mode and scale the rest by ``1/(1-p)``.
+
+    A new mask is drawn on every call from the layer's own generator, so the same seed gives the
+    same masks on every run (../shared/DESIGN.md decision 9).  In evaluation mode, or with
+    ``p == 0``, the layer is the identity (no random numbers are drawn).
+
+    Parameters
+    ----------
+    p : float in [0, 1), default 0.5
+        Drop probability.
+    rng : int or numpy.random.Generator, optional
+        Source of the masks.
+
+    Shapes
+    ------
+    Any shape; backward multiplies the upstream gradient by the same scaled mask.
+    """
+
+    def __init__(self, p: float = 0.5, *, rng=None):
+        super().__init__()
+        self.p = check_probability(p, "p", "Dropout")
+        self.rng = make_rng(rng)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        if not self.training or self.p == 0.0:
+            self._save(scale=None)
+            return x
+        scale = dropout_scale(x.shape, self.p, self.rng, x.dtype)
+        self._save(scale=scale)
+        return x * scale
+
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        scale = self._saved()["scale"]
+        return grad_output if scale is None else grad_output * scale
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+def dropout_scale(shape, p: float, rng: np.random.Generator, dtype) -> np.ndarray:
+    """Return the multiplier ``keep / (1 - p)`` with ``keep ~ Bernoulli(1 - p)``, of ``shape`` and ``dtype``."""
+    keep = rng.random(shape) >= p
+    return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype=dtype)

@@ -1,0 +1,66 @@
+"""The position-wise feed-forward network of a transformer block (Vaswani et al., 2017, eq. 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_positive_int, check_probability
+from .activation import get_activation
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module, make_rng
+
+
+class FeedForward(Module):
+    """``FFN(x) = linear2(dropout(activation(linear1(x))))``, applied to every position separately.
+
+    The seed's ``G = relu(R W1 + b1)``, ``F = G W2 + b2`` (seed 000).  Row-local: output row i
+    depends on input row i only (seed 004's check).
+
+    Parameters
+    ----------
+    d_model, d_ff : int
+        Model width and hidden width.
+    dropout : float, default 0.0
+        Dropout on the hidden activations (as inside ``torch.nn.TransformerEncoderLayer``).
+    activation : {"relu", "gelu", "gelu_tanh"}
+    bias : bool, default True
+    rng : int or numpy.random.Generator, optional
+        Initialisation (PyTorch's Linear default) and dropout masks.
+    dtype : float64 (default) or float32
+
+    Attributes
+    ----------
+    linear1 : Linear(d_model, d_ff); linear2 : Linear(d_ff, d_model)
+
+    Shapes
+    ------
+    forward: ``(..., d_model) -> (..., d_model)``.
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu",
+                 bias: bool = True, *, rng=None, dtype=np.float64):
+        super().__init__()
+        check_positive_int(d_model, "d_model", "FeedForward")
+        check_positive_int(d_ff, "d_ff", "FeedForward")
+        gen = make_rng(rng)
+        self.linear1 = Linear(d_model, d_ff, bias, rng=gen, dtype=dtype)
+        self.activation = get_activation(activation)
+        self.dropout = Dropout(check_probability(dropout, "dropout", "FeedForward"), rng=gen)
+        self.linear2 = Linear(d_ff, d_model, bias, rng=gen, dtype=dtype)
+        self.activation_name = activation
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        g = self.activation(self.linear1(x))
+        self._save(G=g)  # the seed's G, kept for inspection only
+        return self.linear2(self.dropout(g))
+
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        self._saved()
+        g = self.linear2.backward(grad_output)
+        g = self.dropout.backward(g)
+        g = self.activation.backward(g)
+        return self.linear1.backward(g)
+
+    def extra_repr(self) -> str:
+        return f"activation={self.activation_name!r}"

@@ -1,0 +1,91 @@
+"""Layer normalisation (Ba et al., 2016) with PyTorch's ``nn.LayerNorm`` semantics."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_float_array, check_last_dim, check_positive_int
+from ..errors import InputError
+from .module import Module, Parameter
+
+
+class LayerNorm(Module):
+    """Normalise the last axis to zero mean and unit variance, then scale and shift.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the *biased* variance
+    (divide by D) and ``eps`` inside the square root, exactly as ``torch.nn.LayerNorm``
+    (seed 000, "residual connection and layer normalisation"; ../shared/DESIGN.md decision 6).
+
+    Parameters
+    ----------
+    normalized_shape : int
+        Size D of the last axis (a 1-tuple ``(D,)`` is accepted too).
+    eps : float, default 1e-5
+        Added to the variance inside the square root.
+    elementwise_affine : bool, default True
+        Learn ``weight`` (init 1) and ``bias`` (init 0); without them the layer has no parameters.
+    dtype : float64 (default) or float32
+
+    Attributes
+    ----------
+    weight, bias : Parameter of shape (D,), or None when ``elementwise_affine=False``.
+
+    Shapes
+    ------
+    forward: ``(..., D) -> (..., D)``; backward returns dL/dx of the same shape.
+
+    Raises
+    ------
+    ShapeError if the last axis of ``x`` is not D; InputError for a bad ``eps``.
+    """
+
+    def __init__(self, normalized_shape: int, eps: float = 1e-5, elementwise_affine: bool = True,
+                 *, dtype=np.float64):
+        super().__init__()
+        if isinstance(normalized_shape, (tuple, list)):
+            if len(normalized_shape) != 1:
+                raise InputError(f"LayerNorm: only the last axis can be normalised, got normalized_shape={normalized_shape}")
+            normalized_shape = normalized_shape[0]
+        self.normalized_shape = check_positive_int(normalized_shape, "normalized_shape", "LayerNorm")
+        if not eps > 0:
+            raise InputError(f"LayerNorm: eps must be > 0, got {eps!r}")
+        self.eps = float(eps)
+        self.elementwise_affine = bool(elementwise_affine)
+        if self.elementwise_affine:
+            self.weight = Parameter(np.ones(self.normalized_shape, dtype=dtype))
+            self.bias = Parameter(np.zeros(self.normalized_shape, dtype=dtype))
+        else:
+            self.weight = None
+            self.bias = None
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        x = as_float_array(x, "x", "LayerNorm.forward", dtype=self.dtype if self.elementwise_affine else None)
+        check_last_dim(x, self.normalized_shape, "x", "LayerNorm.forward")
+        xc = x - x.mean(axis=-1, keepdims=True)
+        var = np.mean(xc * xc, axis=-1, keepdims=True)          # biased variance, as PyTorch
+        rstd = 1.0 / np.sqrt(var + self.eps)
+        xhat = xc
+        xhat *= rstd                                              # in place: xc is not needed again
+        self._save(xhat=xhat, rstd=rstd)
+        if not self.elementwise_affine:
+            return xhat.copy()
+        return xhat * self.weight.data + self.bias.data
+
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        c = self._saved()
+        xhat, rstd = c["xhat"], c["rstd"]
+        if self.elementwise_affine:
+            lead = tuple(range(grad_output.ndim - 1))
+            self.weight.grad += np.sum(grad_output * xhat, axis=lead)
+            self.bias.grad += np.sum(grad_output, axis=lead)
+            dxhat = grad_output * self.weight.data
+        else:
+            dxhat = grad_output
+        # dL/dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), the standard
+        # result of differentiating through the mean and the (biased) variance.
+        m1 = dxhat.mean(axis=-1, keepdims=True)
+        m2 = np.mean(dxhat * xhat, axis=-1, keepdims=True)
+        return rstd * (dxhat - m1 - xhat * m2)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

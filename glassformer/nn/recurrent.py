@@ -1,0 +1,459 @@
+"""Long short-term memory: ``LSTMCell`` (one step) and ``LSTM`` (whole sequences, stacked,
+optionally bidirectional), with backward through time written by hand.
+
+The equations are those of ``torch.nn.LSTM`` (Hochreiter & Schmidhuber, 1997, with the forget
+gate of Gers et al., 2000), gate order i, f, g, o::
+
+    a_t = x_t @ W_ih.T + b_ih + h_{t-1} @ W_hh.T + b_hh           (batch, 4 * hidden)
+    i_t = sigmoid(a_i)   f_t = sigmoid(a_f)   g_t = tanh(a_g)   o_t = sigmoid(a_o)
+    c_t = f_t * c_{t-1} + i_t * g_t
+    h_t = o_t * tanh(c_t)
+
+Backward through time, for one step, given dL/dh_t (from the output and from step t+1) and
+dL/dc_t (from step t+1)::
+
+    dc      = dc_t + dh_t * o_t * (1 - tanh(c_t)^2)
+    da_i    = dc * g_t * i_t (1 - i_t)          da_f = dc * c_{t-1} * f_t (1 - f_t)
+    da_g    = dc * i_t * (1 - g_t^2)             da_o = dh_t * tanh(c_t) * o_t (1 - o_t)
+    dc_{t-1} = dc * f_t                          dh_{t-1} = da @ W_hh
+
+and the weight gradients are sums over time, computed as single matmuls after the loop.
+Parameter names and layouts match PyTorch, so
+``load_state_dict({k: v.numpy() for k, v in torch_lstm.state_dict().items()})`` works.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_float_array, check_last_dim, check_ndim, check_positive_int, check_probability
+from ..errors import InputError, NotReadyError, ShapeError
+from .dropout import dropout_scale
+from .module import Module, Parameter, make_rng
+
+GATES = ("i", "f", "g", "o")
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """Logistic function ``1 / (1 + exp(-x))`` without overflow for large ``|x|``; keeps the dtype.
+
+    Uses ``z = exp(-|x|)`` (always in (0, 1]): ``1 / (1 + z)`` for x >= 0 and ``z / (1 + z)`` otherwise.
+    """
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
+
+
+def _step(pre: np.ndarray, c_prev: np.ndarray):
+    """One LSTM step from the pre-activations ``pre (batch, 4H)`` and ``c_prev (batch, H)``.
+
+    Returns ``gates (batch, 4H)`` (activated i, f, g, o), ``c (batch, H)``, ``tanh_c``, ``h``.
+    """
+    H = c_prev.shape[-1]
+    gates = sigmoid(pre)
+    gates[..., 2 * H:3 * H] = np.tanh(pre[..., 2 * H:3 * H])
+    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
+    c = f * c_prev + i * g
+    tanh_c = np.tanh(c)
+    return gates, c, tanh_c, o * tanh_c
+
+
+def _step_backward(gates, c_prev, tanh_c, dh, dc):
+    """Backward of :func:`_step`: returns ``dpre (batch, 4H)`` and ``dc_prev (batch, H)``."""
+    H = c_prev.shape[-1]
+    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
+    dc = dc + dh * o * (1 - tanh_c * tanh_c)
+    dpre = np.empty_like(gates)
+    dpre[..., :H] = dc * g * i * (1 - i)
+    dpre[..., H:2 * H] = dc * c_prev * f * (1 - f)
+    dpre[..., 2 * H:3 * H] = dc * i * (1 - g * g)
+    dpre[..., 3 * H:] = dh * tanh_c * o * (1 - o)
+    return dpre, dc * f
+
+
+def _init_weights(gen, input_size, hidden_size, bias, dtype):
+    """PyTorch's default: every LSTM parameter ~ U(-1/sqrt(H), 1/sqrt(H))."""
+    k = 1.0 / np.sqrt(hidden_size)
+    out = [gen.uniform(-k, k, size=(4 * hidden_size, input_size)).astype(dtype),
+           gen.uniform(-k, k, size=(4 * hidden_size, hidden_size)).astype(dtype)]
+    if bias:
+        out += [gen.uniform(-k, k, size=4 * hidden_size).astype(dtype) for _ in range(2)]
+    return out
+
+
+def _split_state(state, where):
+    if not (isinstance(state, (tuple, list)) and len(state) == 2):
+        raise InputError(f"{where}: state must be None or a pair (h, c), got {type(state).__name__}")
+    return state
+
+
+class LSTMCell(Module):
+    """One LSTM step, as ``torch.nn.LSTMCell`` (gate order i, f, g, o).
+
+    Parameters
+    ----------
+    input_size : int
+        Features of the input ``x``.
+    hidden_size : int
+        Width H of the hidden and cell states.
+    bias : bool, default True
+        Whether to use ``bias_ih`` and ``bias_hh``.
+    rng : int or numpy.random.Generator, optional
+        Initial values: PyTorch's default U(-1/sqrt(H), 1/sqrt(H)) for every parameter.
+    dtype : float64 (default) or float32
+
+    Attributes
+    ----------
+    weight_ih : Parameter of shape (4 * hidden_size, input_size)
+    weight_hh : Parameter of shape (4 * hidden_size, hidden_size)
+    bias_ih, bias_hh : Parameter of shape (4 * hidden_size,), or None
+
+    Shapes
+    ------
+    forward(x, state=None): ``x (batch, input_size)`` or unbatched ``(input_size,)``; ``state`` is
+    ``(h, c)``, each ``(batch, hidden_size)`` (or ``(hidden_size,)``), zeros when None.
+    Returns ``(h', c')`` with the state's shape.
+
+    backward(dh, dc=None) -> ``(dx, (dh_prev, dc_prev))``; the second entry is None when the
+    forward pass had ``state=None`` (the module contract: no gradient for a None input).
+
+    Raises
+    ------
+    ShapeError on wrong ranks or sizes; InputError on NaN/inf or a malformed ``state``.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *, rng=None, dtype=np.float64):
+        super().__init__()
+        self.input_size = check_positive_int(input_size, "input_size", "LSTMCell")
+        self.hidden_size = check_positive_int(hidden_size, "hidden_size", "LSTMCell")
+        self.bias = bool(bias)
+        weights = _init_weights(make_rng(rng), input_size, hidden_size, bias, dtype)
+        self.weight_ih = Parameter(weights[0])
+        self.weight_hh = Parameter(weights[1])
+        self.bias_ih = Parameter(weights[2]) if bias else None
+        self.bias_hh = Parameter(weights[3]) if bias else None
+
+    def forward(self, x, state=None):
+        where = "LSTMCell.forward"
+        dt = self.weight_ih.dtype
+        x = as_float_array(x, "x", where, dtype=dt)
+        check_ndim(x, (1, 2), "x", where, layout="(batch, input_size) or (input_size,)")
+        check_last_dim(x, self.input_size, "x", where)
+        unbatched = x.ndim == 1
+        xb = x[None] if unbatched else x
+        B, H = xb.shape[0], self.hidden_size
+        if state is None:
+            h0 = np.zeros((B, H), dtype=dt)
+            c0 = np.zeros((B, H), dtype=dt)
+        else:
+            h0, c0 = _split_state(state, where)
+            want = (H,) if unbatched else (B, H)
+            h0 = as_float_array(h0, "h", where, dtype=dt)
+            c0 = as_float_array(c0, "c", where, dtype=dt)
+            for name, arr in (("h", h0), ("c", c0)):
+                if arr.shape != want:
+                    raise ShapeError(f"{where}: {name} must have shape {want}, got {arr.shape}")
+            h0, c0 = h0.reshape(B, H), c0.reshape(B, H)
+        pre = xb @ self.weight_ih.data.T + h0 @ self.weight_hh.data.T
+        if self.bias:
+            pre += self.bias_ih.data + self.bias_hh.data
+        gates, c, tanh_c, h = _step(pre, c0)
+        self._save(x=xb, h0=h0, c0=c0, gates=gates, tanh_c=tanh_c, unbatched=unbatched,
+                   has_state=state is not None)
+        if unbatched:
+            return h[0], c[0]
+        return h, c
+
+    def backward(self, dh, dc=None):
+        s = self._saved()
+        shape = s["h0"].shape
+        dh = np.zeros(shape, s["x"].dtype) if dh is None else np.asarray(dh).reshape(shape)
+        dc = np.zeros(shape, s["x"].dtype) if dc is None else np.asarray(dc).reshape(shape)
+        dpre, dc0 = _step_backward(s["gates"], s["c0"], s["tanh_c"], dh, dc)
+        self.weight_ih.grad += dpre.T @ s["x"]
+        self.weight_hh.grad += dpre.T @ s["h0"]
+        if self.bias:
+            db = dpre.sum(axis=0)
+            self.bias_ih.grad += db
+            self.bias_hh.grad += db
+        dx = dpre @ self.weight_ih.data
+        dh0 = dpre @ self.weight_hh.data
+        if s["unbatched"]:
+            dx, dh0, dc0 = dx[0], dh0[0], dc0[0]
+        return dx, ((dh0, dc0) if s["has_state"] else None)
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
+
+
+class LSTM(Module):
+    """Multi-layer, optionally bidirectional LSTM over whole sequences, as ``torch.nn.LSTM``.
+
+    Layer ``l`` reads the previous layer's output (the input for ``l = 0``); a bidirectional layer
+    runs a second LSTM over the reversed sequence and concatenates both outputs on the feature
+    axis (forward first).  Between layers, in training mode, dropout with probability ``dropout``
+    is applied to the layer output (not after the last layer), as PyTorch does.
+
+    Parameters
+    ----------
+    input_size : int
+        Features per time step.
+    hidden_size : int
+        Width H of each direction's hidden and cell states.
+    num_layers : int, default 1
+    bias : bool, default True
+    batch_first : bool, default True
+        Must be True: glassformer is batch first everywhere (../shared/DESIGN.md, decision 3).
+    dropout : float in [0, 1), default 0
+        Inter-layer dropout (inverted: kept values are scaled by 1 / (1 - p)); only in training mode.
+    bidirectional : bool, default False
+    rng : int or numpy.random.Generator, optional
+        Initial values, PyTorch's default U(-1/sqrt(H), 1/sqrt(H)) for every parameter; the same
+        generator then draws the dropout masks.
+    dtype : float64 (default) or float32
+
+    Attributes
+    ----------
+    weight_ih_l{k}[_reverse] : Parameter (4H, input_size) for k = 0, (4H, D * H) for k > 0
+    weight_hh_l{k}[_reverse] : Parameter (4H, H)
+    bias_ih_l{k}[_reverse], bias_hh_l{k}[_reverse] : Parameter (4H,)
+        PyTorch's names, order and layouts (D = 2 if bidirectional else 1; rows stacked i, f, g, o).
+
+    Shapes
+    ------
+    forward(x, state=None):
+        ``x (batch, seq, input_size)`` or unbatched ``(seq, input_size)``; ``state = (h0, c0)``,
+        each ``(num_layers * D, batch, H)`` (``(num_layers * D, H)`` unbatched), zeros when None.
+        Returns ``output (batch, seq, D * H)`` (the last layer's h at every step) and
+        ``(h_n, c_n)``, each ``(num_layers * D, batch, H)``; index ``l * D + d`` is layer l,
+        direction d (1 = reverse), as PyTorch.
+    backward(grad_output, grad_state=None):
+        ``grad_output`` like ``output``; ``grad_state = (dh_n, dc_n)`` (either may be None) like
+        ``(h_n, c_n)``.  Returns ``(dx, (dh0, dc0))``; the second entry is None when the forward
+        pass had ``state=None``.
+
+    Raises
+    ------
+    InputError for ``batch_first=False``, bad sizes, NaN/inf inputs or a malformed state;
+    ShapeError for wrong ranks or sizes.
+
+    Notes
+    -----
+    The input projection ``x @ W_ih.T`` is one matmul over all time steps; only the recurrence
+    is a Python loop over time.  ``intermediates()`` returns the gates, c and h of every step of
+    the last forward pass.  ``proj_size`` (LSTM with projections) is not supported.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = True, dropout: float = 0.0, bidirectional: bool = False,
+                 *, rng=None, dtype=np.float64):
+        super().__init__()
+        where = "LSTM"
+        if batch_first is not True:
+            raise InputError(f"{where}: batch_first must be True (glassformer is batch first: "
+                             f"x is (batch, seq, features)), got {batch_first!r}")
+        self.input_size = check_positive_int(input_size, "input_size", where)
+        self.hidden_size = check_positive_int(hidden_size, "hidden_size", where)
+        self.num_layers = check_positive_int(num_layers, "num_layers", where)
+        self.dropout = check_probability(dropout, "dropout", where)
+        self.bias = bool(bias)
+        self.batch_first = True
+        self.bidirectional = bool(bidirectional)
+        self.num_directions = 2 if bidirectional else 1
+        gen = make_rng(rng)
+        for layer in range(self.num_layers):
+            n_in = self.input_size if layer == 0 else self.num_directions * self.hidden_size
+            for suffix in self._suffixes(layer):
+                weights = _init_weights(gen, n_in, self.hidden_size, self.bias, dtype)
+                setattr(self, f"weight_ih{suffix}", Parameter(weights[0]))
+                setattr(self, f"weight_hh{suffix}", Parameter(weights[1]))
+                if self.bias:
+                    setattr(self, f"bias_ih{suffix}", Parameter(weights[2]))
+                    setattr(self, f"bias_hh{suffix}", Parameter(weights[3]))
+        self._dropout_rng = gen
+
+    def _suffixes(self, layer: int):
+        return [f"_l{layer}"] + ([f"_l{layer}_reverse"] if self.bidirectional else [])
+
+    # --- forward ------------------------------------------------------
+    def forward(self, x, state=None):
+        where = "LSTM.forward"
+        dt = self.dtype
+        x = as_float_array(x, "x", where, dtype=dt)
+        check_ndim(x, (2, 3), "x", where, layout="(batch, seq, input_size) or (seq, input_size)")
+        check_last_dim(x, self.input_size, "x", where)
+        unbatched = x.ndim == 2
+        xb = x[None] if unbatched else x
+        h0, c0 = self._initial_state(state, xb.shape[0], unbatched, dt, where)
+        dropping = self.training and self.dropout > 0 and self.num_layers > 1
+        layer_in, runs, masks, h_n, c_n = xb, [], [], [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d, suffix in enumerate(self._suffixes(layer)):
+                k = layer * self.num_directions + d
+                run = self._run_direction(layer_in, h0[k], c0[k], suffix, reverse=d == 1)
+                runs.append(run)
+                outs.append(run["h"][:, 1:] if d == 0 else run["h"][:, :0:-1])
+                h_n.append(run["h"][:, -1])
+                c_n.append(run["c"][:, -1])
+            layer_out = outs[0] if len(outs) == 1 else np.concatenate(outs, axis=-1)
+            if dropping and layer < self.num_layers - 1:
+                mask = dropout_scale(layer_out.shape, self.dropout, self._dropout_rng, dt)
+                masks.append(mask)
+                layer_out = layer_out * mask
+            else:
+                masks.append(None)
+            layer_in = layer_out
+        h_n, c_n = np.stack(h_n), np.stack(c_n)
+        self._save(runs=runs, masks=masks, unbatched=unbatched, has_state=state is not None)
+        if unbatched:
+            return layer_in[0], (h_n[:, 0], c_n[:, 0])
+        return layer_in, (h_n, c_n)
+
+    def _initial_state(self, state, B, unbatched, dt, where):
+        n, H = self.num_layers * self.num_directions, self.hidden_size
+        if state is None:
+            zeros = np.zeros((n, B, H), dtype=dt)
+            return zeros, zeros
+        h0, c0 = _split_state(state, where)
+        want = (n, H) if unbatched else (n, B, H)
+        out = []
+        for name, arr in (("h0", h0), ("c0", c0)):
+            arr = as_float_array(arr, name, where, dtype=dt)
+            if arr.shape != want:
+                raise ShapeError(f"{where}: {name} must have shape {want} "
+                                 f"(num_layers * num_directions, {'' if unbatched else 'batch, '}hidden_size), "
+                                 f"got {arr.shape}")
+            out.append(arr.reshape(n, B, H))
+        return out
+
+    def _run_direction(self, x, h0, c0, suffix, reverse):
+        """Run one layer in one direction over ``x (B, T, n_in)``; returns its cache.
+
+        The cache holds arrays in *processing* order (reversed time for the reverse direction):
+        ``x``, ``gates (B, T, 4H)``, ``h`` and ``c`` ``(B, T + 1, H)`` with the initial state at
+        index 0, ``tanh_c (B, T, H)``.
+        """
+        if reverse:
+            x = x[:, ::-1]
+        B, T, _ = x.shape
+        H = self.hidden_size
+        W_hh = getattr(self, f"weight_hh{suffix}").data
+        pre = x @ getattr(self, f"weight_ih{suffix}").data.T   # all steps at once
+        if self.bias:
+            pre += getattr(self, f"bias_ih{suffix}").data + getattr(self, f"bias_hh{suffix}").data
+        gates = np.empty((B, T, 4 * H), dtype=pre.dtype)
+        h = np.empty((B, T + 1, H), dtype=pre.dtype)
+        c = np.empty((B, T + 1, H), dtype=pre.dtype)
+        tanh_c = np.empty((B, T, H), dtype=pre.dtype)
+        h[:, 0], c[:, 0] = h0, c0
+        for t in range(T):
+            gates[:, t], c[:, t + 1], tanh_c[:, t], h[:, t + 1] = _step(pre[:, t] + h[:, t] @ W_hh.T, c[:, t])
+        return {"suffix": suffix, "reverse": reverse, "x": x, "gates": gates, "h": h, "c": c, "tanh_c": tanh_c}
+
+    # --- backward -----------------------------------------------------
+    def backward(self, grad_output, grad_state=None):
+        s = self._saved()
+        runs, masks = s["runs"], s["masks"]
+        D, H = self.num_directions, self.hidden_size
+        B, T = runs[0]["x"].shape[:2]
+        n = self.num_layers * D
+        dt = runs[0]["x"].dtype
+        g_out = np.asarray(grad_output, dtype=dt)
+        if g_out.size != B * T * D * H:
+            raise ShapeError(f"LSTM.backward: grad_output must have the output's shape "
+                             f"{(B, T, D * H) if not s['unbatched'] else (T, D * H)}, got {g_out.shape}")
+        g_out = g_out.reshape(B, T, D * H)
+        dh_n, dc_n = (None, None) if grad_state is None else _split_state(grad_state, "LSTM.backward")
+        dh_n = np.zeros((n, B, H), dt) if dh_n is None else np.asarray(dh_n, dtype=dt).reshape(n, B, H)
+        dc_n = np.zeros((n, B, H), dt) if dc_n is None else np.asarray(dc_n, dtype=dt).reshape(n, B, H)
+        dh0, dc0 = np.empty_like(dh_n), np.empty_like(dc_n)
+        for layer in reversed(range(self.num_layers)):
+            if masks[layer] is not None:
+                g_out = g_out * masks[layer]
+            d_in = None
+            for d in range(D):
+                k = layer * D + d
+                dH = g_out[..., d * H:(d + 1) * H]
+                dx, dh0[k], dc0[k] = self._backward_direction(runs[k], dH, dh_n[k], dc_n[k])
+                d_in = dx if d_in is None else d_in + dx
+            g_out = d_in
+        dx = g_out
+        if s["unbatched"]:
+            dx, dh0, dc0 = dx[0], dh0[:, 0], dc0[:, 0]
+        return dx, ((dh0, dc0) if s["has_state"] else None)
+
+    def _backward_direction(self, run, dH, dh_last, dc_last):
+        """BPTT for one layer and direction; ``dH (B, T, H)`` in natural time order.
+
+        Adds the parameter gradients and returns ``dx`` (natural order), ``dh0``, ``dc0``.
+        """
+        suffix, x, gates, h, c, tanh_c = (run[k] for k in ("suffix", "x", "gates", "h", "c", "tanh_c"))
+        if run["reverse"]:
+            dH = dH[:, ::-1]
+        B, T, _ = x.shape
+        W_ih = getattr(self, f"weight_ih{suffix}")
+        W_hh = getattr(self, f"weight_hh{suffix}")
+        dpre = np.empty_like(gates)
+        dh, dc = dh_last, dc_last
+        for t in reversed(range(T)):
+            dpre[:, t], dc = _step_backward(gates[:, t], c[:, t], tanh_c[:, t], dH[:, t] + dh, dc)
+            dh = dpre[:, t] @ W_hh.data
+        flat = dpre.reshape(B * T, -1)
+        W_ih.grad += flat.T @ x.reshape(B * T, -1)
+        W_hh.grad += flat.T @ h[:, :-1].reshape(B * T, -1)
+        if self.bias:
+            db = flat.sum(axis=0)
+            getattr(self, f"bias_ih{suffix}").grad += db
+            getattr(self, f"bias_hh{suffix}").grad += db
+        dx = dpre @ W_ih.data
+        if run["reverse"]:
+            dx = dx[:, ::-1]
+        return dx, dh, dc
+
+    # --- inspection ---------------------------------------------------
+    def intermediates(self) -> dict:
+        """Per-step quantities of the last forward pass, in natural time order.
+
+        Returns
+        -------
+        dict
+            ``{"l0": {...}, "l0_reverse": {...}, "l1": {...}, ...}`` (keys = the parameter
+            suffixes); each value maps ``"i", "f", "g", "o"`` (activated gates), ``"c"`` and
+            ``"h"`` to copies of shape ``(batch, seq, hidden_size)`` (``(seq, hidden_size)`` for an
+            unbatched input), plus ``"dropout_mask"`` ``(batch, seq, D * H)`` for a layer whose
+            output was dropped out (training mode), else absent.
+
+        Raises
+        ------
+        NotReadyError
+            Before any forward pass, or after one run inside ``no_cache()``.
+        """
+        if self._cache is None:
+            raise NotReadyError("LSTM.intermediates() needs a forward pass with caching on "
+                                "(not inside no_cache())")
+        s, H = self._cache, self.hidden_size
+        out = {}
+        for k, run in enumerate(s["runs"]):
+            order = slice(None, None, -1) if run["reverse"] else slice(None)
+            item = {name: run["gates"][:, order, j * H:(j + 1) * H].copy() for j, name in enumerate(GATES)}
+            item["c"] = run["c"][:, 1:][:, order].copy()
+            item["h"] = run["h"][:, 1:][:, order].copy()
+            mask = s["masks"][k // self.num_directions]
+            if mask is not None:
+                item["dropout_mask"] = mask.copy()
+            if s["unbatched"]:
+                item = {name: v[0] for name, v in item.items()}
+            out[run["suffix"][1:]] = item
+        return out
+
+    def extra_repr(self) -> str:
+        extra = ""
+        if self.num_layers != 1:
+            extra += f", num_layers={self.num_layers}"
+        if not self.bias:
+            extra += ", bias=False"
+        if self.dropout:
+            extra += f", dropout={self.dropout}"
+        if self.bidirectional:
+            extra += ", bidirectional=True"
+        return f"{self.input_size}, {self.hidden_size}, batch_first=True{extra}"

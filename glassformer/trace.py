@@ -1,0 +1,128 @@
+"""A read-only record of every named intermediate of one forward pass (DESIGN.md, fixed decision 7).
+
+The symbols are seed 000's, in the order the forward pass computes them:
+
+======  ======================================  ===================================
+symbol  meaning                                 shape
+======  ======================================  ===================================
+X       the inputs as given                     (batch, seq, n_features)
+E       input embedding ``W_e x + b_e``         (batch, seq, d_model)
+P       positional encoding                     (seq, d_model) or (batch, seq, d_model)
+Z       ``E + P``, the encoder input            (batch, seq, d_model)
+Q K V   per-head query/key/value projections    (batch, num_heads, seq, head_dim)
+S       scaled scores ``Q K^T / sqrt(d_k)``     (batch, num_heads, seq, seq)
+A       softmax attention weights               (batch, num_heads, seq, seq)
+U       attention output (after projection)     (batch, seq, d_model)
+T1      first residual ``Z + U``                (batch, seq, d_model)
+R       ``LayerNorm(T1)``                       (batch, seq, d_model)
+G       feed-forward hidden activations         (batch, seq, d_ff)
+F       feed-forward output                     (batch, seq, d_model)
+T2      second residual ``R + F``               (batch, seq, d_model)
+H       ``LayerNorm(T2)``, the layer output     (batch, seq, d_model)
+y_hat   linear head ``W_y h + b_y``             (batch, seq, n_targets)
+======  ======================================  ===================================
+
+Per-layer symbols (Q ... H) are keyed ``"layers.<i>.<symbol>"``; model-level ones (X, E, P, Z,
+y_hat) by the bare symbol.  In a pre-norm layer (``norm_first=True``) the meanings of T1, R, T2 and
+H follow the layer's own ``intermediates()`` documentation.  Symbols a layer does not produce (for
+example Q, K, V, S, A with ``mixer="fourier"``) are simply absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+_LAYER_SYMBOLS = ("Q", "K", "V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H")
+_HEAD_SYMBOLS = ("Q", "K", "V", "S", "A")
+
+
+class Trace(Mapping):
+    """Read-only mapping ``symbol -> ndarray`` of one forward pass.
+
+    Every array is a private copy marked read-only, so a trace never changes after it is taken
+    and never aliases model state.
+
+    Parameters
+    ----------
+    arrays : mapping of str to array-like
+        Keys are bare model-level symbols or ``"layers.<i>.<symbol>"`` (see the module docstring).
+    positions : array-like, optional
+        The positions (sample index or depth in metres) used, kept for labelling plots.
+
+    Examples
+    --------
+    >>> tr = model.trace(X, positions)               # doctest: +SKIP
+    >>> tr["layers.0.A"].shape                       # (batch, num_heads, seq, seq)  # doctest: +SKIP
+    >>> tr.layer(0)["A"] is tr["layers.0.A"]         # doctest: +SKIP
+    True
+    >>> tr.head(0, 0)["A"].shape                     # (batch, seq, seq)  # doctest: +SKIP
+    """
+
+    def __init__(self, arrays: Mapping, positions=None):
+        store = {}
+        for key, value in arrays.items():
+            if value is None:
+                continue
+            arr = np.array(value, copy=True)
+            arr.setflags(write=False)
+            store[str(key)] = arr
+        self._arrays = store
+        if positions is not None:
+            pos = np.array(positions, copy=True)
+            pos.setflags(write=False)
+        else:
+            pos = None
+        self.positions = pos
+
+    # --- Mapping protocol ------------------------------------------------
+    def __getitem__(self, key: str) -> np.ndarray:
+        try:
+            return self._arrays[key]
+        except KeyError:
+            raise KeyError(f"Trace has no symbol {key!r}; available: {', '.join(self._arrays)}") from None
+
+    def __iter__(self):
+        return iter(self._arrays)
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
+    # --- views -----------------------------------------------------------
+    @property
+    def num_layers(self) -> int:
+        """Number of encoder layers recorded."""
+        idx = {int(k.split(".")[1]) for k in self._arrays if k.startswith("layers.")}
+        return len(idx)
+
+    def layer(self, i: int) -> dict:
+        """Return ``{symbol: array}`` of layer ``i`` (negative indices count from the end)."""
+        n = self.num_layers
+        if not -n <= i < n:
+            raise IndexError(f"Trace.layer: layer {i} out of range for {n} layer(s)")
+        i %= n
+        prefix = f"layers.{i}."
+        return {k[len(prefix):]: v for k, v in self._arrays.items() if k.startswith(prefix)}
+
+    def head(self, layer: int, head: int) -> dict:
+        """Return the per-head symbols Q, K, V, S, A of one layer and head, head axis removed.
+
+        Shapes: Q, K, V ``(batch, seq, head_dim)``; S, A ``(batch, seq, seq)``.
+        """
+        out = {}
+        for sym, arr in self.layer(layer).items():
+            if sym in _HEAD_SYMBOLS and arr.ndim == 4:
+                if not -arr.shape[1] <= head < arr.shape[1]:
+                    raise IndexError(f"Trace.head: head {head} out of range for {arr.shape[1]} head(s)")
+                out[sym] = arr[:, head]
+        return out
+
+    def to_dict(self) -> dict:
+        """Plain ``{key: writable copy}`` (for saving with ``np.savez``)."""
+        return {k: v.copy() for k, v in self._arrays.items()}
+
+    def __repr__(self) -> str:
+        width = max((len(k) for k in self._arrays), default=1)
+        rows = [f"  {k:<{width}}  {tuple(v.shape)}  {v.dtype}" for k, v in self._arrays.items()]
+        return "Trace(\n" + "\n".join(rows) + "\n)"

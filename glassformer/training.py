@@ -1,0 +1,521 @@
+"""The training loop shared by every glassformer model (regressor, LSTM, seq2seq).
+
+The loop knows nothing about transformers.  It needs
+
+* ``params`` -- the list of :class:`~glassformer.nn.Parameter` to optimise;
+* ``step(batch) -> float`` -- runs forward, the loss and backward on one mini-batch (a tuple of
+  arrays sliced from the training data), *adding* gradients into ``param.grad``, and returns the
+  batch loss;
+* optionally ``eval_step(batch) -> float`` -- the loss without backward (validation);
+* optionally ``model`` -- a :class:`~glassformer.nn.Module`, switched between ``train()`` and
+  ``eval()`` and searched for the first non-finite tensor when training diverges.
+
+Per epoch it draws one permutation of the training rows from ``numpy.random.default_rng(seed)``
+(exactly seed 000's ``train_transformer_sequences`` order), walks it in mini-batches of
+``batch_size`` rows (``None`` = one full batch, no shuffling: seed 000's demonstration 1), and for
+each batch: zero the gradients, ``step``, check the loss and the gradients are finite, clip the
+global gradient norm, set the scheduled learning rate and update.  The epoch's training loss is
+the mean of its batch losses (the seed's "mean batch MSE").
+
+Divergence guard: a non-finite loss or gradient stops training with
+:class:`~glassformer.errors.DivergenceError` naming the first module and tensor found non-finite
+(walked in registration order, which is forward order for glassformer models), and the parameters
+are restored to their values at the start of that epoch -- the last state known to give a finite
+loss.
+
+Early stopping (``early_stopping_patience``) watches the validation loss (the training loss when
+there is no validation data) and restores the best parameters at the end.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from .errors import DivergenceError, InputError
+
+__all__ = ["Trainer", "History", "PrintLoss", "make_optimizer", "make_schedule", "find_nonfinite"]
+
+
+# ---------------------------------------------------------------------------------------------
+# history
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class History:
+    """Per-epoch record of a training run.
+
+    Attributes
+    ----------
+    epoch : list of int
+        Epoch numbers, starting at 0.
+    train_loss : list of float
+        Mean of the epoch's mini-batch losses (before each batch's update).
+    val_loss : list of float
+        Validation loss after the epoch (NaN when there is no validation data).
+    lr : list of float
+        Learning rate of the epoch's last update.
+    best_epoch : int or None
+        Epoch whose parameters were kept by early stopping (None without early stopping).
+    stop_reason : str
+        ``"completed"``, ``"early_stopping"``, ``"callback"``, ``"diverged"`` or ``"interrupted"``.
+    seconds : float
+        Wall-clock duration of ``fit``.
+    """
+
+    epoch: list = field(default_factory=list)
+    train_loss: list = field(default_factory=list)
+    val_loss: list = field(default_factory=list)
+    lr: list = field(default_factory=list)
+    best_epoch: int | None = None
+    stop_reason: str = "completed"
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        """JSON-ready copy (NaN becomes None)."""
+        def clean(xs):
+            return [None if (isinstance(x, float) and not math.isfinite(x)) else x for x in xs]
+        return {"epoch": list(self.epoch), "train_loss": clean(self.train_loss),
+                "val_loss": clean(self.val_loss), "lr": list(self.lr), "best_epoch": self.best_epoch,
+                "stop_reason": self.stop_reason, "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "History":
+        nan = float("nan")
+        return cls(epoch=list(d.get("epoch", [])),
+                   train_loss=[nan if x is None else x for x in d.get("train_loss", [])],
+                   val_loss=[nan if x is None else x for x in d.get("val_loss", [])],
+                   lr=list(d.get("lr", [])), best_epoch=d.get("best_epoch"),
+                   stop_reason=d.get("stop_reason", "completed"), seconds=d.get("seconds", 0.0))
+
+    def __len__(self) -> int:
+        return len(self.epoch)
+
+
+# ---------------------------------------------------------------------------------------------
+# optimizers and schedules by name
+# ---------------------------------------------------------------------------------------------
+def make_optimizer(name, params, *, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
+                   betas=(0.9, 0.999), eps: float = 1e-8, nesterov: bool = False):
+    """Build ``glassformer.optim`` SGD / Adam / AdamW by name (an optimizer object passes through).
+
+    Raises
+    ------
+    InputError
+        For an unknown name.
+    """
+    from . import optim
+
+    if not isinstance(name, str):
+        return name
+    key = name.lower()
+    if key == "sgd":
+        return optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    if key == "adam":
+        return optim.Adam(params, lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+    if key == "adamw":
+        return optim.AdamW(params, lr=lr, betas=tuple(betas), eps=eps,
+                           weight_decay=0.01 if weight_decay is None else weight_decay)
+    raise InputError(f"optimizer must be 'sgd', 'adam' or 'adamw', got {name!r}")
+
+
+def make_schedule(name, *, lr: float, warmup_steps: int = 0, total_steps: int = 1, **options):
+    """Build a learning-rate schedule with ``lr_at(step)`` by name.
+
+    Names: ``None``/``"constant"`` (constant after linear warmup), ``"cosine"`` (warmup then cosine
+    decay to ``min_lr``), ``"linear"`` (warmup then linear decay), ``"noam"`` (Vaswani et al. 2017,
+    eq. 3, scaled so its peak equals ``lr``).  An object with ``lr_at`` passes through.
+    """
+    from . import optim
+
+    if name is not None and not isinstance(name, str):
+        return name
+    key = (name or "constant").lower()
+    warm = int(warmup_steps or 0)
+    total = max(int(total_steps), warm + 1)
+    if key == "constant":
+        return _WarmupConstant(lr, warm) if warm else None
+    if key == "cosine":
+        return _FromOne(optim.WarmupCosine(lr, warm, total, **options))
+    if key == "linear":
+        return _FromOne(optim.WarmupLinear(lr, warm, total, **options))
+    if key == "noam":
+        # Noam's peak is factor / sqrt(d_model * warmup); with d_model=1 the factor below makes it lr.
+        warm = max(warm, 1)
+        return _FromOne(optim.Noam(1, warm, factor=lr * math.sqrt(warm)))
+    raise InputError(f"schedule must be None, 'constant', 'cosine', 'linear' or 'noam', got {name!r}")
+
+
+class _FromOne:
+    """Adapter: glassformer.optim schedules count update steps from 1, the trainer from 0."""
+
+    def __init__(self, schedule):
+        self.schedule = schedule
+
+    def lr_at(self, step: int) -> float:
+        return self.schedule.lr_at(step + 1)
+
+
+class _WarmupConstant:
+    """Linear warmup from lr/warmup to lr over ``warmup_steps`` updates, then constant."""
+
+    def __init__(self, lr: float, warmup_steps: int):
+        self.lr, self.warmup_steps = float(lr), int(warmup_steps)
+
+    def lr_at(self, step: int) -> float:
+        return self.lr * min(1.0, (step + 1) / self.warmup_steps)
+
+
+# ---------------------------------------------------------------------------------------------
+# locating the first non-finite tensor
+# ---------------------------------------------------------------------------------------------
+def find_nonfinite(model) -> str | None:
+    """Return ``"<module path>: <tensor>"`` of the first non-finite cached tensor, or None.
+
+    Modules are walked in registration order (glassformer models register children in forward
+    order); within a module, its ``intermediates()`` (seed symbols) are checked first, then its
+    backward cache.  The root module is reported as ``"<model>"``.
+    """
+    if model is None or not hasattr(model, "named_modules"):
+        return None
+    for path, mod in model.named_modules():
+        name = path or "<model>"
+        tensors = {}
+        inter = getattr(mod, "intermediates", None)
+        if callable(inter):
+            try:
+                tensors.update(inter() or {})
+            except Exception:  # no forward yet / caching off: fall back to the raw cache
+                pass
+        cache = getattr(mod, "_cache", None)
+        if isinstance(cache, dict):
+            for k, v in cache.items():
+                tensors.setdefault(k, v)
+        for key, value in tensors.items():
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
+                return f"{name}: {key}"
+    return None
+
+
+def _first_nonfinite_grad(named_params) -> str | None:
+    for name, p in named_params:
+        if not np.isfinite(p.grad).all():
+            return f"{name}: grad"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# callbacks
+# ---------------------------------------------------------------------------------------------
+class PrintLoss:
+    """Callback printing the training (and validation) loss every ``every`` epochs.
+
+    ``fmt`` is formatted with ``epoch``, ``epoch1`` (1-based), ``epochs``, ``loss``, ``val_loss``
+    and ``lr``; ``offset=0`` prints at epochs 0, every, 2*every, ... (seed 000 demonstration 1),
+    ``offset=1`` at 1-based epochs every, 2*every, ... (demonstration 2).
+    """
+
+    def __init__(self, every: int, fmt: str = "Epoch {epoch:5d} | loss {loss:.6f}", *, offset: int = 0,
+                 echo: Callable = print):
+        self.every, self.fmt, self.offset, self.echo = int(every), fmt, int(offset), echo
+
+    def on_epoch_end(self, trainer, epoch: int, logs: dict):
+        if (epoch + self.offset) % self.every == 0:
+            self.echo(self.fmt.format(epoch=epoch, epoch1=epoch + 1, epochs=trainer.epochs,
+                                      loss=logs["loss"], val_loss=logs.get("val_loss", float("nan")),
+                                      lr=logs.get("lr", float("nan"))))
+
+
+# ---------------------------------------------------------------------------------------------
+# the trainer
+# ---------------------------------------------------------------------------------------------
+class Trainer:
+    """Mini-batch gradient descent for any model with hand-written backward passes.
+
+    Parameters
+    ----------
+    params : list of Parameter
+        What the optimizer updates (``model.parameters()``).
+    step : callable ``step(batch) -> float``
+        Forward, loss and backward on one batch (a tuple of arrays); gradients are zeroed by the
+        trainer before each call.
+    optimizer : glassformer.optim optimizer or {"sgd", "adam", "adamw"}, default "sgd"
+    lr, momentum, weight_decay, betas : optimizer settings (used when ``optimizer`` is a name).
+    epochs : int
+        Passes over the training data.
+    batch_size : int or None
+        Rows per update; None = full batch (no shuffling).
+    shuffle : bool, default True
+        Permute the rows every epoch with ``numpy.random.default_rng(seed).permutation``.
+    seed : int, default 42
+    grad_clip : float or None
+        Clip the global L2 norm of all gradients to this value (Pascanu et al., 2013).
+    schedule : None, name or object with ``lr_at(step)``; warmup_steps : int
+        Learning-rate schedule over update steps (see :func:`make_schedule`).
+    eval_step : callable ``eval_step(batch) -> float``, optional
+        Loss without backward, for validation (default: ``step`` with gradients discarded).
+    early_stopping_patience : int or None
+        Stop after this many epochs without improvement of the monitored loss by more than
+        ``min_delta``; the best parameters are restored at the end.
+    model : Module, optional
+        Switched to ``train()`` / ``eval()``; searched for the first non-finite tensor on divergence.
+    progress : bool, default False
+        Show a tqdm progress bar over epochs (on stderr).
+    callbacks : iterable
+        Objects with any of ``on_train_begin(trainer)``, ``on_epoch_end(trainer, epoch, logs)``
+        (returning True stops training) and ``on_train_end(trainer, history)``, or plain callables
+        ``fn(epoch, logs)``.  ``logs`` has ``loss``, ``val_loss``, ``lr``, ``step``.
+
+    Raises
+    ------
+    DivergenceError
+        From :meth:`fit` when a loss or gradient is non-finite (parameters restored, see above).
+    """
+
+    def __init__(self, params: Sequence, step: Callable, *, optimizer="sgd", lr: float = 0.01,
+                 momentum: float = 0.0, weight_decay: float = 0.0, betas=(0.9, 0.999),
+                 epochs: int = 100, batch_size: int | None = None, shuffle: bool = True, seed: int = 42,
+                 grad_clip: float | None = None, schedule=None, warmup_steps: int = 0,
+                 eval_step: Callable | None = None, early_stopping_patience: int | None = None,
+                 min_delta: float = 0.0, model=None, progress: bool = False, callbacks: Iterable = (),
+                 named_params: Sequence | None = None):
+        self.params = list(params)
+        if not self.params:
+            raise InputError("Trainer: params is empty")
+        self.named_params = list(named_params) if named_params is not None else \
+            [(f"param[{i}]", p) for i, p in enumerate(self.params)]
+        self.step = step
+        self.eval_step = eval_step
+        self.lr = float(lr)
+        self.optimizer = make_optimizer(optimizer, self.params, lr=self.lr, momentum=momentum,
+                                        weight_decay=weight_decay, betas=betas)
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:
+            raise InputError(f"Trainer: epochs must be an integer >= 0, got {epochs!r}")
+        self.epochs = int(epochs)
+        if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) < 1):
+            raise InputError(f"Trainer: batch_size must be None or an integer >= 1, got {batch_size!r}")
+        self.batch_size = None if batch_size is None else int(batch_size)
+        self.shuffle = bool(shuffle)
+        self.seed = seed
+        if grad_clip is not None and not float(grad_clip) > 0:
+            raise InputError(f"Trainer: grad_clip must be None or > 0, got {grad_clip!r}")
+        self.grad_clip = None if grad_clip is None else float(grad_clip)
+        self.schedule_spec = schedule
+        self.warmup_steps = int(warmup_steps or 0)
+        if early_stopping_patience is not None and int(early_stopping_patience) < 1:
+            raise InputError(f"Trainer: early_stopping_patience must be None or >= 1, "
+                             f"got {early_stopping_patience!r}")
+        self.patience = None if early_stopping_patience is None else int(early_stopping_patience)
+        self.min_delta = float(min_delta)
+        self.model = model
+        self.progress = bool(progress)
+        self.callbacks = list(callbacks)
+        self.global_step = 0
+        self.history = History()
+        self.stop_training = False
+
+    # --- data --------------------------------------------------------------------------------
+    @staticmethod
+    def _n_rows(data: tuple) -> int:
+        n = None
+        for a in data:
+            if a is None:
+                continue
+            if n is None:
+                n = len(a)
+            elif len(a) != n:
+                raise InputError(f"Trainer: all training arrays need the same number of rows, "
+                                 f"got {[None if x is None else len(x) for x in data]}")
+        if not n:
+            raise InputError("Trainer: no training rows")
+        return n
+
+    @staticmethod
+    def _take(data: tuple, idx) -> tuple:
+        return tuple(None if a is None else a[idx] for a in data)
+
+    # --- parameter snapshots -----------------------------------------------------------------
+    def _snapshot(self, into=None):
+        if into is None:
+            return [p.data.copy() for p in self.params]
+        for buf, p in zip(into, self.params):
+            np.copyto(buf, p.data)
+        return into
+
+    def _restore(self, snap) -> None:
+        for buf, p in zip(snap, self.params):
+            np.copyto(p.data, buf)
+
+    # --- one epoch ---------------------------------------------------------------------------
+    def _grad_norm_sq(self) -> float:
+        total = 0.0
+        for p in self.params:
+            g = p.grad.ravel()
+            total += float(np.dot(g, g))
+        return total
+
+    def _update(self) -> None:
+        """Finite check, clipping, schedule and optimizer step for the gradients just computed."""
+        sq = self._grad_norm_sq()
+        if not math.isfinite(sq):
+            where = _first_nonfinite_grad(self.named_params)
+            raise _Diverged(f"non-finite gradient ({where})", where)
+        if self.grad_clip is not None:
+            norm = math.sqrt(sq)
+            if norm > self.grad_clip:
+                scale = self.grad_clip / (norm + 1e-6)
+                for p in self.params:
+                    p.grad *= scale
+        if self._schedule is not None:
+            self.optimizer.lr = float(self._schedule.lr_at(self.global_step))
+        self.optimizer.step()
+        self.global_step += 1
+
+    def _run_epoch(self, data: tuple, n: int, rng) -> float:
+        if self.model is not None:
+            self.model.train()
+        params = self.params
+        if self.batch_size is None or (self.batch_size >= n and not self.shuffle):
+            batches = [data]
+        else:
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            bs = self.batch_size
+            batches = (self._take(data, order[s:s + bs]) for s in range(0, n, bs))
+        losses = []
+        for batch in batches:
+            for p in params:
+                p.grad.fill(0.0)
+            loss = float(self.step(batch))
+            if not math.isfinite(loss):
+                where = find_nonfinite(self.model)
+                raise _Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
+                                                             else ""), where or "loss")
+            self._update()
+            losses.append(loss)
+        return float(np.mean(losses))
+
+    def _evaluate(self, data: tuple) -> float:
+        if self.model is not None:
+            self.model.eval()
+        try:
+            if self.eval_step is not None:
+                loss = self.eval_step(data)
+            else:
+                loss = self.step(data)
+                for p in self.params:
+                    p.grad.fill(0.0)
+        finally:
+            if self.model is not None:
+                self.model.train()
+        return float(loss)
+
+    # --- the loop ----------------------------------------------------------------------------
+    def fit(self, train: tuple, val: tuple | None = None) -> History:
+        """Train on ``train`` (tuple of arrays with equal leading length; None entries pass through).
+
+        Returns
+        -------
+        History
+            Also kept as ``self.history``.
+
+        Raises
+        ------
+        DivergenceError
+            Non-finite loss or gradient; the parameters are those at the start of the failing epoch.
+        """
+        train = tuple(train)
+        n = self._n_rows(train)
+        rng = np.random.default_rng(self.seed)
+        n_batches = 1 if self.batch_size is None else math.ceil(n / self.batch_size)
+        self._schedule = make_schedule(self.schedule_spec, lr=self.lr, warmup_steps=self.warmup_steps,
+                                       total_steps=self.epochs * n_batches)
+        hist = self.history = History()
+        self.stop_training = False
+        monitor_val = val is not None
+        best = math.inf
+        best_snap = None
+        wait = 0
+        last_good = self._snapshot()
+        t0 = time.perf_counter()
+        for cb in self.callbacks:
+            if hasattr(cb, "on_train_begin"):
+                cb.on_train_begin(self)
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=self.epochs, desc="training", unit="epoch", leave=False, mininterval=0.5)
+        last_post = 0.0
+        try:
+            for epoch in range(self.epochs):
+                try:
+                    loss = self._run_epoch(train, n, rng)
+                except _Diverged as exc:
+                    self._restore(last_good)
+                    if self.model is not None:
+                        self.model.clear_cache()
+                    hist.stop_reason = "diverged"
+                    raise DivergenceError(
+                        f"training diverged at epoch {epoch} (update step {self.global_step}): {exc.msg}. "
+                        f"Parameters restored to their values at the start of epoch {epoch}; "
+                        f"try a smaller learning rate or gradient clipping (grad_clip).",
+                        epoch=epoch, where=exc.where) from None
+                val_loss = self._evaluate(val) if val is not None else float("nan")
+                lr_now = float(getattr(self.optimizer, "lr", self.lr))
+                hist.epoch.append(epoch)
+                hist.train_loss.append(loss)
+                hist.val_loss.append(val_loss)
+                hist.lr.append(lr_now)
+                self._snapshot(last_good)
+                logs = {"loss": loss, "val_loss": val_loss, "lr": lr_now, "step": self.global_step}
+                if self.patience is not None:
+                    watched = val_loss if monitor_val else loss
+                    if watched < best - self.min_delta:
+                        best, wait, hist.best_epoch = watched, 0, epoch
+                        best_snap = self._snapshot(best_snap)
+                    else:
+                        wait += 1
+                        if wait >= self.patience:
+                            hist.stop_reason = "early_stopping"
+                            self.stop_training = True
+                for cb in self.callbacks:
+                    stop = cb.on_epoch_end(self, epoch, logs) if hasattr(cb, "on_epoch_end") else \
+                        (cb(epoch, logs) if callable(cb) else None)
+                    if stop:
+                        hist.stop_reason = "callback"
+                        self.stop_training = True
+                if bar is not None:
+                    bar.update(1)
+                    now = time.perf_counter()
+                    if now - last_post > 0.5:
+                        last_post = now
+                        post = {"loss": f"{loss:.4g}"}
+                        if val is not None:
+                            post["val"] = f"{val_loss:.4g}"
+                        bar.set_postfix(post, refresh=False)
+                if self.stop_training:
+                    break
+        except KeyboardInterrupt:
+            hist.stop_reason = "interrupted"
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+            hist.seconds = time.perf_counter() - t0
+        if best_snap is not None:
+            self._restore(best_snap)
+        if self.model is not None:
+            self.model.train()
+        for cb in self.callbacks:
+            if hasattr(cb, "on_train_end"):
+                cb.on_train_end(self, hist)
+        return hist
+
+
+class _Diverged(Exception):
+    def __init__(self, msg: str, where: str | None):
+        super().__init__(msg)
+        self.msg, self.where = msg, where

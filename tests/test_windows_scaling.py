@@ -1,0 +1,185 @@
+"""Windows along depth, stitching, scalers fitted on the training interval only, log10 with a floor."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from glassformer.data import (
+    Log10Transform,
+    MinMaxScaler,
+    StandardScaler,
+    contiguous_runs,
+    make_windows,
+    scaler_from_dict,
+    stitch_windows,
+    window_starts,
+)
+from glassformer.errors import InputError, NotReadyError, ShapeError
+
+
+# ---------------------------------------------------------------- windows
+def test_make_windows_hand_computed():
+    X = np.arange(10.0).reshape(10, 1)
+    y = 100 + np.arange(10.0)
+    depth = 3000.0 + 0.5 * np.arange(10)
+    x, yw, pos, starts = make_windows(X, y, depth, window=4, stride=3)
+    np.testing.assert_array_equal(starts, [0, 3, 6])
+    assert x.shape == (3, 4, 1) and yw.shape == (3, 4, 1) and pos.shape == (3, 4)
+    np.testing.assert_array_equal(x[:, :, 0], [[0, 1, 2, 3], [3, 4, 5, 6], [6, 7, 8, 9]])
+    np.testing.assert_array_equal(yw[1, :, 0], [103, 104, 105, 106])
+    np.testing.assert_array_equal(pos[2], [3003.0, 3003.5, 3004.0, 3004.5])
+
+
+def test_last_partial_window_dropped_or_padded():
+    X = np.arange(11.0)[:, None]
+    plain = make_windows(X, window=4, stride=3)
+    np.testing.assert_array_equal(plain.starts, [0, 3, 6])  # sample 10 is in no window
+    assert plain.y is None
+    np.testing.assert_array_equal(plain.positions[0], [0, 1, 2, 3])  # default: sample index
+    padded = make_windows(X, window=4, stride=3, pad_last=True)
+    np.testing.assert_array_equal(padded.starts, [0, 3, 6, 7])
+    np.testing.assert_array_equal(padded.x[-1, :, 0], [7, 8, 9, 10])
+    # pad_last adds nothing when the windows already end at the last sample
+    np.testing.assert_array_equal(window_starts(10, 4, 3, pad_last=True), [0, 3, 6])
+    np.testing.assert_array_equal(window_starts(7, 7, 1), [0])  # the seed's single 7-long window
+
+
+def test_windows_keep_nan_and_dtype():
+    X = np.array([[0.1, 1.0], [np.nan, 2.0], [0.3, 3.0]], dtype=np.float32)
+    w = make_windows(X, None, None, window=2, stride=1)
+    assert w.x.dtype == np.float32 and w.x.shape == (2, 2, 2)
+    assert np.isnan(w.x[0, 1, 0]) and np.isnan(w.x[1, 0, 0])
+
+
+def test_windows_errors():
+    with pytest.raises(InputError, match=r"the sequence has 5 samples, shorter than the window of 7"):
+        make_windows(np.zeros((5, 1)), window=7)
+    with pytest.raises(ShapeError, match=r"y has 4 samples, X has 5"):
+        make_windows(np.zeros((5, 1)), np.zeros(4), window=2)
+    with pytest.raises(ShapeError, match=r"positions has 3 entries, X has 5 samples"):
+        make_windows(np.zeros((5, 1)), positions=np.arange(3), window=2)
+    with pytest.raises(InputError, match=r"stride must be an integer >= 1, got 0"):
+        make_windows(np.zeros((5, 1)), window=2, stride=0)
+    with pytest.raises(ShapeError, match=r"X must be 1-D or 2-D"):
+        make_windows(np.zeros((5, 1, 1)), window=2)
+    with pytest.raises(InputError, match=r"positions contains non-finite"):
+        make_windows(np.zeros((3, 1)), positions=[0.0, np.nan, 2.0], window=2)
+
+
+def test_stitch_averages_overlaps_hand_computed():
+    # windows of 4 at starts 0, 2 over n = 7; window 0 predicts 1.0 everywhere, window 1 predicts 3.0
+    pred = np.stack([np.full((4, 1), 1.0), np.full((4, 1), 3.0)])
+    out = stitch_windows(pred, np.array([0, 2]), 7)
+    np.testing.assert_array_equal(out[:, 0], [1, 1, 2, 2, 3, 3, np.nan])  # sample 6 uncovered
+    two_d = stitch_windows(pred[..., 0], np.array([0, 2]), 6)
+    assert two_d.shape == (6,)
+    # NaN predictions are left out of the mean
+    pred[1, 0, 0] = np.nan
+    np.testing.assert_array_equal(stitch_windows(pred, np.array([0, 2]), 6)[2, 0], 1.0)
+
+
+def test_windows_stitch_round_trip():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(23, 3))
+    w = make_windows(X, window=5, stride=2, pad_last=True)
+    np.testing.assert_array_equal(stitch_windows(w.x, w.starts, 23), X)
+
+
+def test_stitch_errors():
+    with pytest.raises(ShapeError, match=r"starts must be integers of shape \(2,\)"):
+        stitch_windows(np.zeros((2, 3, 1)), np.array([0.0, 1.0]), 5)
+    with pytest.raises(InputError, match=r"do not fit in n=4"):
+        stitch_windows(np.zeros((2, 3, 1)), np.array([0, 2]), 4)
+
+
+def test_contiguous_runs():
+    assert contiguous_runs([False, True, True, False, True]) == [(1, 3), (4, 5)]
+    assert contiguous_runs([True, True]) == [(0, 2)]
+    assert contiguous_runs([False]) == []
+
+
+# ---------------------------------------------------------------- scalers
+def test_minmax_fitted_on_train_only_no_leakage():
+    depth = np.arange(6.0)
+    phi = np.array([1.0, 3.0, np.nan, 5.0, 9.0, 13.0])
+    train = depth <= 3  # training interval: 1, 3, NaN, 5 -> min 1, max 5
+    scaler = MinMaxScaler().fit(phi[train])
+    np.testing.assert_array_equal(scaler.data_min_, [1.0])
+    np.testing.assert_array_equal(scaler.data_max_, [5.0])
+    # the forecast interval uses the training min/max: (9-1)/4 = 2, (13-1)/4 = 3 (beyond 1, as it should)
+    np.testing.assert_array_equal(scaler.transform(phi[~train]), [2.0, 3.0])
+    np.testing.assert_array_equal(scaler.transform(phi[train]), [0.0, 0.5, np.nan, 1.0])
+    leaky = MinMaxScaler().fit(phi)  # what fitting on everything would give instead
+    assert leaky.transform(phi[~train])[-1] == 1.0
+
+
+def test_minmax_constant_column_maps_to_zero_and_inverse():
+    X = np.array([[2.0, 1.0], [2.0, 3.0], [2.0, 2.0]])
+    s = MinMaxScaler().fit(X)
+    Z = s.transform(X)
+    np.testing.assert_array_equal(Z, [[0.0, 0.0], [0.0, 1.0], [0.0, 0.5]])
+    np.testing.assert_array_equal(s.inverse_transform(Z), X)
+    np.testing.assert_array_equal(s.transform([[4.0, 5.0]]), [[2.0, 2.0]])  # (4-2)/1 and (5-1)/2
+
+
+def test_standard_scaler_values_nan_and_constant():
+    X = np.array([[1.0, 7.0], [np.nan, 7.0], [3.0, 7.0]])
+    s = StandardScaler().fit(X)
+    np.testing.assert_array_equal(s.mean_, [2.0, 7.0])
+    np.testing.assert_array_equal(s.std_, [1.0, 0.0])
+    np.testing.assert_array_equal(s.transform(X), [[-1.0, 0.0], [np.nan, 0.0], [1.0, 0.0]])
+
+
+def test_scaler_acts_on_last_axis_of_windows_and_keeps_float32():
+    s = MinMaxScaler().fit(np.array([[0.0, 10.0], [2.0, 20.0]]))
+    windows = np.array([[[1.0, 15.0], [2.0, 20.0]]], dtype=np.float32)  # (1, 2, 2)
+    out = s.transform(windows)
+    assert out.dtype == np.float32 and out.shape == (1, 2, 2)
+    np.testing.assert_array_equal(out, [[[0.5, 0.5], [1.0, 1.0]]])
+    np.testing.assert_allclose(s.inverse_transform(out), windows)
+
+
+def test_scaler_errors():
+    with pytest.raises(NotReadyError, match=r"call fit\(\) before transform"):
+        MinMaxScaler().transform([1.0])
+    s = MinMaxScaler().fit(np.ones((3, 2)))
+    with pytest.raises(ShapeError, match=r"X has 3 features on its last axis .*fitted on 2"):
+        s.transform(np.ones((4, 3)))
+    with pytest.raises(InputError, match=r"column 1 of X has no finite value"):
+        StandardScaler().fit(np.array([[1.0, np.nan], [2.0, np.nan]]))
+    with pytest.raises(InputError, match=r"non-finite"):
+        MinMaxScaler().fit(np.array([1.0, np.inf]))
+
+
+@pytest.mark.parametrize("cls", [MinMaxScaler, StandardScaler])
+def test_scaler_json_round_trip(cls):
+    X = np.array([[0.1, 5.0], [0.3, 1.0], [0.2, 3.0]])
+    s = cls().fit(X)
+    d = json.loads(json.dumps(s.to_dict()))
+    for restored in (cls.from_dict(d), scaler_from_dict(d)):
+        assert type(restored) is cls
+        np.testing.assert_array_equal(restored.transform(X), s.transform(X))
+    with pytest.raises(InputError, match=r"expected kind"):
+        cls.from_dict({"kind": "other"})
+    with pytest.raises(NotReadyError):
+        cls().to_dict()
+
+
+def test_log10_floor():
+    t = Log10Transform(floor=1e-3)
+    k = np.array([0.0, -5.0, 1e-4, 1e-3, 10.0, np.nan])
+    np.testing.assert_allclose(t.transform(k), [-3, -3, -3, -3, 1, np.nan])
+    assert t.n_clipped(k) == 3
+    np.testing.assert_allclose(t.inverse_transform(np.array([-3.0, 1.0])), [1e-3, 10.0])
+    np.testing.assert_allclose(Log10Transform(floor=0.01).transform([0.0, 100.0]), [-2.0, 2.0])
+    assert t.transform(np.array([1.0], dtype=np.float32)).dtype == np.float32
+    restored = scaler_from_dict(json.loads(json.dumps(t.to_dict())))
+    assert isinstance(restored, Log10Transform) and restored.floor == 1e-3
+    for bad in (0.0, -1.0, np.nan, "x"):
+        with pytest.raises(InputError, match=r"floor must be"):
+            Log10Transform(floor=bad)
+    with pytest.raises(InputError, match=r"unknown kind 'robust'"):
+        scaler_from_dict({"kind": "robust"})
