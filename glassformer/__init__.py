@@ -8,7 +8,8 @@ permeability along depth), translation and generation.
 from . import errors, nn
 from .gradcheck import GradcheckReport, gradcheck
 from . import io, losses, optim  # noqa: E402  (safe files, losses, optimizers and schedules)
+from . import text  # noqa: E402  (tokenizers and text corpora)
 
 __version__ = "0.1.0"
 
-__all__ = ["GradcheckReport", "errors", "gradcheck", "io", "losses", "nn", "optim", "__version__"]
+__all__ = ["GradcheckReport", "errors", "gradcheck", "io", "losses", "nn", "optim", "text", "__version__"]

@@ -55,3 +55,9 @@ def main(argv: list[str] | None = None) -> int:
 from .report import report_command  # noqa: E402  (sub-commands register after the group exists)
 
 cli.add_command(report_command)
+
+from .commands import demo, predict, train  # noqa: E402  (well-log commands, glassformer/commands.py)
+
+cli.add_command(demo)
+cli.add_command(train)
+cli.add_command(predict)

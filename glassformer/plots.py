@@ -494,7 +494,7 @@ def _tick_text(v):
 
 
 def _scale_label(vmin, vmax):
-    return f"attention weight ({vmin:g}–{vmax:g})"
+    return f"attention weight ({vmin:.3g}–{vmax:.3g})"
 
 
 def _heatmap(ax, W, *, row_labels, col_labels, vmin, vmax, cmap, annotate, colorbar, max_ticks, rotate=0):
@@ -1059,6 +1059,9 @@ def save_figure(fig, path, *, dpi=110):
     try:
         with os.fdopen(fd, "wb") as fh:
             figure.savefig(fh, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a figure is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

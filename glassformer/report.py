@@ -417,15 +417,19 @@ def build_report_html(run_dir) -> str:
         body.append("<p>No config.json in this run.</p>")
 
     body.append("<h2 id=\"data\">Data summary</h2>")
-    data_parts = []
+    data_parts, facts = [], []
     for src in (config, metrics):
         if isinstance(src, Mapping):
             for k in DATA_KEYS:
-                if k in src:
+                if k not in src:
+                    continue
+                if _is_scalar(src[k]) or _is_short_list(src[k]):
+                    facts.append((k, src[k]))
+                else:
                     data_parts.append(_render(k, src[k]))
-    facts = _predictions_summary(run_dir / "predictions.csv")
+    facts += _predictions_summary(run_dir / "predictions.csv")
     if facts:
-        data_parts.append(_kv_table(facts))
+        data_parts.insert(0, _kv_table(facts))
     body.append("".join(data_parts) or "<p>No data summary recorded in this run.</p>")
 
     body.append("<h2 id=\"metrics\">Metrics</h2>")

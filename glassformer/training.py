@@ -38,7 +38,7 @@ import numpy as np
 
 from .errors import DivergenceError, InputError
 
-__all__ = ["Trainer", "History", "PrintLoss", "make_optimizer", "make_schedule", "find_nonfinite"]
+__all__ = ["Trainer", "History", "PrintLoss", "find_nonfinite", "locate_nonfinite", "make_optimizer", "make_schedule"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,6 +198,46 @@ def find_nonfinite(model) -> str | None:
             if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
                 return f"{name}: {key}"
     return None
+
+
+def locate_nonfinite(model, run: Callable) -> str | None:
+    """Re-run ``run()`` (a forward pass) watching every module's output; return the first culprit.
+
+    Each module's ``forward`` is wrapped for the duration of the call; the first module (in call
+    order, so the innermost layer) that returns a non-finite array is reported as
+    ``"<module path> (<class>): output"``.  Returns None when every output stays finite.
+    Exceptions raised by ``run`` are swallowed (they are the symptom being diagnosed).
+    """
+    if model is None or not hasattr(model, "named_modules"):
+        return None
+    found = []
+
+    def wrap(path, mod, original):
+        def forward(*args, **kwargs):
+            out = original(*args, **kwargs)
+            if not found:
+                for arr in (out if isinstance(out, tuple) else (out,)):
+                    if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                        found.append(f"{path or '<model>'} ({type(mod).__name__}): output")
+                        break
+            return out
+        return forward
+
+    wrapped = []
+    for path, mod in model.named_modules():
+        if "forward" in mod.__dict__:          # already wrapped elsewhere: leave it alone
+            continue
+        object.__setattr__(mod, "forward", wrap(path, mod, mod.forward))
+        wrapped.append(mod)
+    try:
+        with np.errstate(all="ignore"):
+            run()
+    except Exception:  # noqa: BLE001 - the failure is what we are diagnosing
+        pass
+    finally:
+        for mod in wrapped:
+            object.__delattr__(mod, "forward")
+    return found[0] if found else None
 
 
 def _first_nonfinite_grad(named_params) -> str | None:
@@ -362,7 +402,11 @@ class Trainer:
         sq = self._grad_norm_sq()
         if not math.isfinite(sq):
             where = _first_nonfinite_grad(self.named_params)
-            raise _Diverged(f"non-finite gradient ({where})", where)
+            if where is not None:
+                raise _Diverged(f"non-finite gradient ({where})", where)
+            # Every gradient is finite but the sum of squares overflowed: rescale to get the norm.
+            big = max(float(np.max(np.abs(p.grad), initial=0.0)) for p in self.params)
+            sq = big * big * sum(float(np.sum((p.grad / big) ** 2)) for p in self.params)
         if self.grad_clip is not None:
             norm = math.sqrt(sq)
             if norm > self.grad_clip:
@@ -388,9 +432,17 @@ class Trainer:
         for batch in batches:
             for p in params:
                 p.grad.fill(0.0)
-            loss = float(self.step(batch))
+            try:
+                loss = float(self.step(batch))
+            except (InputError, FloatingPointError) as exc:
+                # Layers refuse non-finite inputs: a blown-up parameter shows up as such an error
+                # in the layer after the one that overflowed.  Locate it; re-raise anything else.
+                where = locate_nonfinite(self.model, lambda: self.step(batch))
+                if where is None:
+                    raise
+                raise _Diverged(f"non-finite values first produced by {where} ({exc})", where) from None
             if not math.isfinite(loss):
-                where = find_nonfinite(self.model)
+                where = locate_nonfinite(self.model, lambda: self.step(batch)) or find_nonfinite(self.model)
                 raise _Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
                                                              else ""), where or "loss")
             self._update()
@@ -452,7 +504,8 @@ class Trainer:
         try:
             for epoch in range(self.epochs):
                 try:
-                    loss = self._run_epoch(train, n, rng)
+                    with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
+                        loss = self._run_epoch(train, n, rng)
                 except _Diverged as exc:
                     self._restore(last_good)
                     if self.model is not None:

@@ -232,6 +232,8 @@ def test_errors_and_contract():
         mha(x, x, x, attn_mask=np.zeros((L, L + 1), bool))
     with pytest.raises(ShapeError, match="key_padding_mask"):
         mha(x, x, x, key_padding_mask=np.zeros((B + 1, L), bool))
+    with pytest.raises(InputError, match="bool"):
+        mha(x, x, x, attn_mask=np.zeros((L, L), int))
     with pytest.raises(InputError, match="NaN"):
         mha(x, x, x, attn_mask=np.full((L, L), np.nan))
     with pytest.raises(ShapeError):

@@ -66,6 +66,10 @@ def test_synthetic_wells_shape_units_and_determinism(wells):
         np.testing.assert_array_equal(a.depth, b.depth)
         for m in a.mnemonics:
             np.testing.assert_array_equal(a.curve(m), b.curve(m))
+    # pinned values: the demo's reported metrics depend on these exact wells
+    assert wells[0].depth[0] == 2682.5 and wells[1].depth[0] == 2729.5
+    np.testing.assert_allclose(wells[0].curve("PHI")[:3], [0.08015603, 0.09123389, 0.09530426], atol=5e-9)
+    np.testing.assert_allclose(wells[0].curve("PERM")[:2], [0.00834137, 0.00852805], rtol=1e-6)
     other = synthetic_wells(n_wells=3, seed=14)
     assert not np.array_equal(other[0].curve("PHI"), wells[0].curve("PHI"))
 

@@ -212,11 +212,11 @@ def test_load_rejects_bad_files(tmp_path):
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(ModelFileError, match="not a JSON"):
         WordTokenizer.load(bad)
-    bad.write_text(json.dumps({"format": "glassformer.tokenizer", "format_version": 1, "kind": "word",
+    bad.write_text(json.dumps({"format": "glassformer-tokenizer", "format_version": 1, "kind": "word",
                                "config": {}, "tokens": ["<unk>", "<pad>", "<bos>", "<eos>", "a"]}), encoding="utf-8")
     with pytest.raises(ModelFileError, match="starting with"):
         WordTokenizer.load(bad)
-    bad.write_text(json.dumps({"format": "glassformer.tokenizer", "format_version": 99}), encoding="utf-8")
+    bad.write_text(json.dumps({"format": "glassformer-tokenizer", "format_version": 99}), encoding="utf-8")
     with pytest.raises(ModelFileError, match="format_version 99"):
         WordTokenizer.load(bad)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -308,3 +307,36 @@ def test_volve_paths_and_env_override(monkeypatch, tmp_path):
     assert data_root() == REAL.parent.resolve()
     with pytest.raises(InputError, match=r"unknown Volve well 'F-99'; known: F-1A"):
         volve_path("F-99")
+
+
+# ---------------------------------------------------------------- fuzzing the readers
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LAS_PIECES = [
+    "~V\n", "~W\n", "~C\n", "~A\n", "VERS. 2.0 :\n", "WRAP. NO :\n", "WRAP. YES :\n", "NULL. -999.25 :\n",
+    "DEPT.M :\n", "PHI.V/V :\n", "1.0 0.2\n", "2.0 -999.25\n", "1.5\n", "0.3 x\n", "\xb0\n", "3.0 0.1 9\n",
+]
+_CSV_PIECES = ["DEPTH,PHIF\n", "MD,K,K\n", "1.0,0.2\n", "2.0,\n", "1.5,abc\n", "3.0\n", "\n", "2.0,0.1,4\n", '"a,b",1\n']
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    las=st.lists(st.sampled_from(_LAS_PIECES), max_size=12),
+    csv=st.lists(st.sampled_from(_CSV_PIECES), max_size=8),
+    crlf=st.booleans(),
+)
+def test_readers_fuzz(las, csv, crlf, tmp_path):
+    """Scrambled LAS/CSV files: a WellLog with increasing depth, or a DataFileError -- nothing else."""
+    for name, pieces in (("f.las", las), ("f.csv", csv)):
+        text = "".join(pieces)
+        path = tmp_path / name
+        path.write_bytes(text.replace("\n", "\r\n" if crlf else "\n").encode("latin-1"))
+        try:
+            log = read_well(path)
+        except DataFileError as exc:
+            assert str(path) in str(exc) or name in str(exc)
+            continue
+        assert np.all(np.diff(log.depth) > 0)
+        for values in log.curves.values():
+            assert values.shape == log.depth.shape and not np.isinf(values).any()

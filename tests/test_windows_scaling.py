@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from glassformer.data import (
     Log10Transform,
@@ -85,7 +87,7 @@ def test_windows_stitch_round_trip():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(23, 3))
     w = make_windows(X, window=5, stride=2, pad_last=True)
-    np.testing.assert_array_equal(stitch_windows(w.x, w.starts, 23), X)
+    np.testing.assert_allclose(stitch_windows(w.x, w.starts, 23), X, rtol=1e-15, atol=0)  # (a + a) / 2 rounds
 
 
 def test_stitch_errors():
@@ -183,3 +185,45 @@ def test_log10_floor():
             Log10Transform(floor=bad)
     with pytest.raises(InputError, match=r"unknown kind 'robust'"):
         scaler_from_dict({"kind": "robust"})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    window=st.integers(1, 12),
+    stride=st.integers(1, 6),
+    pad_last=st.booleans(),
+    n_features=st.integers(1, 3),
+)
+def test_windows_fuzz(n, window, stride, pad_last, n_features):
+    """Any sizes: either the documented InputError (too short) or windows that stitch back exactly."""
+    X = np.arange(n * n_features, dtype=np.float64).reshape(n, n_features)
+    if n < window:
+        with pytest.raises(InputError, match=f"has {n} samples, shorter than the window of {window}"):
+            make_windows(X, window=window, stride=stride, pad_last=pad_last)
+        return
+    w = make_windows(X, window=window, stride=stride, pad_last=pad_last)
+    assert w.x.shape == (len(w.starts), window, n_features)
+    np.testing.assert_array_equal(w.x[:, 0, :], X[w.starts])
+    back = stitch_windows(w.x, w.starts, n)
+    covered = np.zeros(n, dtype=bool)
+    for s in w.starts:
+        covered[s : s + window] = True
+    np.testing.assert_array_equal(back[covered], X[covered])  # averaging equal values is exact here
+    assert np.isnan(back[~covered]).all()
+    if pad_last and stride <= window:  # with stride > window the gaps between windows stay uncovered
+        assert covered.all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e6, 1e6), st.just(float("nan"))), min_size=1, max_size=20))
+def test_scalers_fuzz(values):
+    """Any column with NaN: either the documented InputError (no finite value) or finite outputs."""
+    x = np.array(values)
+    for cls in (MinMaxScaler, StandardScaler):
+        if not np.isfinite(x).any():
+            with pytest.raises(InputError, match="no finite value"):
+                cls().fit(x)
+            continue
+        z = cls().fit(x).transform(x)
+        assert np.isfinite(z[np.isfinite(x)]).all() and np.isnan(z[np.isnan(x)]).all()

@@ -195,7 +195,8 @@ def synthetic_wells(
 ) -> list[WellLog]:
     """Generate layered synthetic wells whose permeability depends on neighbouring depths.
 
-    For each well, in order, from one ``numpy.random.default_rng(seed)``:
+    Each well draws from its own generator, ``default_rng(SeedSequence(seed).spawn(n_wells)[i])``
+    (so well i does not depend on ``n_wells``), in this order:
 
     1. Facies (0 sand, 1 shaly sand, 2 shale): a Markov chain of beds (``params.transition``)
        with exponential thicknesses (``params.mean_thickness_m``), sampled every ``step_m``.
@@ -237,15 +238,20 @@ def synthetic_wells(
     if not (np.isfinite(step_m) and step_m > 0):
         raise InputError(f"synthetic_wells: step_m must be a positive number of metres, got {step_m!r}")
     p = params or SyntheticWellParams()
-    rng = np.random.default_rng(seed)
-
-    facies = np.stack([_facies_column(rng, p, n, step_m) for _ in range(n_wells)])  # (n_wells, n)
-    tops = np.rint(rng.uniform(*p.top_depth_m, size=n_wells) / step_m) * step_m
-    depth = tops[:, None] + step_m * np.arange(n)
+    # One generator per well, spawned from the seed: well i is the same whatever n_wells is.
+    facies, tops, w, vsh_noise, k_noise = [], [], [], [], []
+    for child in np.random.SeedSequence(seed).spawn(n_wells):
+        rng = np.random.default_rng(child)
+        facies.append(_facies_column(rng, p, n, step_m))
+        tops.append(rng.uniform(*p.top_depth_m))
+        w.append(rng.standard_normal(n))
+        vsh_noise.append(rng.standard_normal(n))
+        k_noise.append(rng.standard_normal(n))
+    facies, w, vsh_noise, k_noise = (np.stack(a) for a in (facies, w, vsh_noise, k_noise))  # (n_wells, n)
+    depth = (np.rint(np.asarray(tops) / step_m) * step_m)[:, None] + step_m * np.arange(n)
 
     # Porosity: facies level, compaction with depth, AR(1) noise y_t = rho y_{t-1} + sqrt(1-rho^2) w_t.
     rho = np.exp(-step_m / p.phi_corr_m)
-    w = rng.standard_normal((n_wells, n))
     scale = np.sqrt(1.0 - rho**2)
     ar = np.empty_like(w)
     ar[:, 0] = w[:, 0]  # stationary start: unit variance from the first sample
@@ -254,7 +260,7 @@ def synthetic_wells(
     trend = np.exp(-p.compaction_per_m * (depth - p.ref_depth_m))
     phi = np.clip(np.asarray(p.phi_ref)[facies] * trend + p.phi_noise_sd * ar, *p.phi_clip)
 
-    vsh = np.clip(np.asarray(p.vsh_mean)[facies] + p.vsh_noise_sd * rng.standard_normal((n_wells, n)), 0.0, 1.0)
+    vsh = np.clip(np.asarray(p.vsh_mean)[facies] + p.vsh_noise_sd * vsh_noise, 0.0, 1.0)
 
     dist = _distance_to_shale(facies, step_m)
     cement = np.where(facies != _SHALE, p.cement_decades * np.exp(-dist / p.cement_length_m), 0.0)
@@ -262,7 +268,7 @@ def synthetic_wells(
         np.asarray(p.perm_a)[facies]
         + np.asarray(p.perm_b)[facies] * phi
         - cement
-        + p.perm_noise_sd * rng.standard_normal((n_wells, n))
+        + p.perm_noise_sd * k_noise
     )
     perm = 10.0**log10k
 

@@ -42,7 +42,8 @@ def window_starts(n: int, window: int, stride: int, *, pad_last: bool = False) -
     Only whole windows are made.  When ``(n - window)`` is not a multiple of ``stride`` the last
     ``(n - window) % stride`` samples are covered by no window, unless ``pad_last=True``, which
     appends one more window ending exactly at sample ``n - 1`` (overlapping its predecessor more
-    than ``stride`` would), so that every sample lies in at least one window.
+    than ``stride`` would), so that every sample lies in at least one window when
+    ``stride <= window`` (a larger stride leaves gaps between windows by design).
 
     Raises
     ------

@@ -155,8 +155,12 @@ def _mask_array(mask, name: str, dtype) -> tuple[np.ndarray, bool]:
     m = np.asarray(mask)
     if m.dtype == bool:
         return m, True
-    if m.dtype.kind not in "fiu":
-        raise InputError(f"MultiheadAttention.forward: {name} must be bool or float, got dtype {m.dtype}")
+    if m.dtype.kind != "f":
+        # an integer 0/1 mask is ambiguous (added as a float it would not block anything)
+        raise InputError(
+            f"MultiheadAttention.forward: {name} must be bool (True = blocked) or float (added to the "
+            f"scores), got dtype {m.dtype}"
+        )
     m = m.astype(dtype, copy=False)
     if np.isnan(m).any() or np.isposinf(m).any():
         raise InputError(f"MultiheadAttention.forward: {name} contains NaN or +inf")
@@ -245,7 +249,7 @@ class MultiheadAttention(Module):
     -----
     Boolean ``attn_mask`` True = blocked, float ``attn_mask`` added to the scores; shape ``(L, S)`` or
     ``(batch*num_heads, L, S)``.  ``key_padding_mask`` ``(batch, S)``: True (bool) = padding, or float
-    added.  ``is_causal=True`` builds the causal mask (combined with any other mask).  NOTE:
+    added.  Integer masks are refused (ambiguous).  ``is_causal=True`` builds the causal mask (combined with any other mask).  NOTE:
     ``F.scaled_dot_product_attention`` and Hugging Face use the opposite boolean polarity.  A fully
     masked query row gives zero weights, output ``out_proj.bias`` and zero gradients.
 
@@ -254,7 +258,8 @@ class MultiheadAttention(Module):
     query ``(batch, L, E)``, key/value ``(batch, S, E)``; unbatched ``(L, E)``/``(S, E)`` give unbatched
     outputs.  Returns ``(output (batch, L, E), weights)`` with weights ``(batch, L, S)`` averaged over
     heads, ``(batch, num_heads, L, S)`` when ``average_attn_weights=False``, or None when
-    ``need_weights=False``.  ``backward(grad_output)`` returns ``(d_query, d_key, d_value)``; for
+    ``need_weights=False``; in training mode with ``dropout > 0`` they are the dropped-out weights
+    actually applied to V, as PyTorch returns them.  ``backward(grad_output)`` returns ``(d_query, d_key, d_value)``; for
     self-attention the caller adds the three.
     """
 
@@ -363,7 +368,8 @@ class MultiheadAttention(Module):
 
         weights = None
         if need_weights:
-            weights = A_used.mean(axis=1) if average_attn_weights else A_used
+            # a copy when per head: the cached weights must not be changed by the caller
+            weights = A_used.mean(axis=1) if average_attn_weights else A_used.copy()
             if unbatched:
                 weights = weights[0]
         return (out[0] if unbatched else out), weights

@@ -15,16 +15,14 @@ whenever every token of ``x`` is in the vocabulary.
 :class:`CharTokenizer` keeps text as it is (no normalisation), one token per character,
 for the character-level language model on tiny Shakespeare.
 
-Files are JSON (never pickle), written atomically (temp file in the same folder, then
-``os.replace``; ../shared/DESIGN.md, fixed decision 10).
+Files are JSON (never pickle), written atomically with :func:`glassformer.io.atomic_write_json`
+(temp file in the same folder, then ``os.replace``; ../shared/DESIGN.md, fixed decision 10).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import unicodedata
 from collections import Counter
 from pathlib import Path
@@ -34,6 +32,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..errors import InputError, ModelFileError, NotReadyError
+from ..io import atomic_write_json
 
 __all__ = [
     "BOS", "BOS_ID", "CharTokenizer", "EOS", "EOS_ID", "PAD", "PAD_ID", "SPECIAL_TOKENS", "UNK", "UNK_ID",
@@ -44,7 +43,7 @@ PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIAL_TOKENS = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 
-_FILE_FORMAT = "glassformer.tokenizer"
+_FILE_FORMAT = "glassformer-tokenizer"
 _FILE_VERSION = 1
 
 # ---------------------------------------------------------------------------------------------
@@ -117,22 +116,6 @@ def _join(tokens: Sequence[str], french_spacing: bool) -> str:
 # ---------------------------------------------------------------------------------------------
 # Shared vocabulary machinery
 # ---------------------------------------------------------------------------------------------
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` via a temp file in the same folder and os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _check_text(text, where: str, name: str = "text") -> str:
@@ -386,7 +369,8 @@ class _Vocabulary:
         path = Path(path)
         doc = {"format": _FILE_FORMAT, "format_version": _FILE_VERSION, "kind": self._KIND,
                "config": self._config(), "tokens": list(self._tokens)}
-        _atomic_write_text(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path, doc, indent=1)
         return path
 
     @classmethod
