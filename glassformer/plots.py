@@ -319,7 +319,7 @@ def plot_log_tracks(depth, curves, *, units=None, intervals=None, porosity_unit=
         _shade_intervals(ax, intervals, text=(i == len(data) - 1))
         if i == 0:
             ax.set_ylabel(_depth_label(depth_unit))
-    _invert_depth(grid.flat[0], depth)
+        _invert_depth(ax, depth)  # every panel: caller-given axes need not share y
     return grid.ravel()
 
 
@@ -477,8 +477,8 @@ def plot_qkv(depth, Q, K, V, *, intervals=None, components=None, depth_unit="m",
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=2 if len(comps) > 4 else 1)
         _shade_intervals(ax, intervals, text=(i == 2))
+        _invert_depth(ax, depth)
     grid.flat[0].set_ylabel(_depth_label(depth_unit))
-    _invert_depth(grid.flat[0], depth)
     return grid.ravel()
 
 
@@ -725,8 +725,7 @@ def plot_value_vs_output(depth, V, U, *, sequences=(0, 1, 2), components=None, d
         ax.set_title(f"sequence {ids[k]}")
         ax.set_xlabel("Component value (dimensionless)")
         ax.grid(alpha=0.3)
-        if k == 0 or not shared:
-            _invert_depth(ax, depths[k])
+        _invert_depth(ax, depths[k])
         if k == 0:
             ax.set_ylabel(_depth_label(depth_unit))
     from matplotlib.lines import Line2D
@@ -788,10 +787,9 @@ def plot_stages(stages, depth, *, sequences=(0, 1, 2), components=None, sequence
                 handles.setdefault(f"component {comp}", line)
             ax.axvline(0.0, color="0.5", lw=0.7, alpha=0.6)
             ax.grid(alpha=0.3)
+            _invert_depth(ax, depths[c])
             if r == 0:
                 ax.set_title(sequence_labels[c] if sequence_labels is not None else f"sequence {ids[c]}")
-                if c == 0 or not shared:
-                    _invert_depth(ax, depths[c])
             if c == 0:
                 ax.set_ylabel(f"{STAGE_LABELS.get(sym, sym)}\n{_depth_label(depth_unit)}", fontsize=9)
             if r == nrows - 1:
@@ -1293,7 +1291,7 @@ def plot_trace_stages(trace, depth=None, *, layer=0, sequences=(0, 1, 2), symbol
     stages = {}
     for sym in symbols:
         if sym == "Z" and layer > 0:  # a later block's input is the previous block's output
-            stages["Z"] = _stack_sequences(trace, "H", layer - 1, batched, seqs)
+            stages[f"input = H of layer {layer - 1}"] = _stack_sequences(trace, "H", layer - 1, batched, seqs)
         elif sym == "Z":
             Z = trace_array(trace, "Z")
             stages["Z"] = Z[seqs] if batched else Z[None]

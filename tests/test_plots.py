@@ -62,6 +62,15 @@ def test_log_tracks_draw_curves_units_intervals_and_depth_downward():
     assert axes[1].get_xscale() == "linear"  # 40-120 mD: less than two decades
 
 
+def test_caller_axes_are_used_and_each_depth_axis_inverted():
+    fig = Figure()
+    given = fig.subplots(1, 2)  # not sharing y: every panel must be inverted on its own
+    axes = gp.plot_log_tracks(DEPTH, {"porosity": DEPTH, "permeability": DEPTH}, axes=given)
+    assert list(axes) == list(given) and all(inverted(a) for a in axes)
+    with pytest.raises(ShapeError, match="axes must hold 1x3"):
+        gp.plot_qkv(DEPTH, *(np.ones((14, 2)),) * 3, axes=given)
+
+
 def test_log_tracks_log_axis_for_wide_permeability_and_explicit_units():
     d = np.linspace(3400, 3410, 101)
     k = np.logspace(-1, 3, 101)
@@ -319,6 +328,7 @@ def test_trace_embeddings_qkv_value_output_and_stages(trained_trace):
     fig = gp.plot_trace_stages(tr, layer=1, sequences=(0, 1, 2))
     grid = np.array([a for a in fig.axes if a.lines]).reshape(6, 3)
     np.testing.assert_array_equal(grid[0, 1].lines[0].get_xdata(), tr["layers.0.H"][1, :, 0])  # block input
+    assert grid[0, 0].get_ylabel().startswith("input = H of layer 0")
     np.testing.assert_array_equal(grid[5, 2].lines[1].get_xdata(), tr["layers.1.H"][2, :, 1])
 
 

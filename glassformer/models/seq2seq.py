@@ -1,0 +1,525 @@
+"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3; seed 003's full model).
+
+::
+
+    Z_src = dropout(sqrt(d) * E_src[src] + P(0..S-1))          (batch, S, d_model)
+    M     = Encoder(Z_src, key padding = src == PAD)            the memory
+    Z_tgt = dropout(sqrt(d) * E_tgt[tgt_in] + P(0..T-1))       (batch, T, d_model)
+    H     = Decoder(Z_tgt, M, causal + target padding, memory padding)
+    logits = H W_out^T + b_out                                  (batch, T, tgt_vocab)
+
+Source and target have their own embedding tables and their own positional slice, so their
+lengths may differ (seed 003 shared one of each; see ../shared/seeds/README.md).  With
+``tie_output=True`` the output projection *is* the target embedding table (Press & Wolf, 2017):
+one Parameter used twice, so its gradient is the sum of both uses.
+
+Training uses teacher forcing (:func:`fit_seq2seq`): the decoder reads ``BOS y_1 .. y_n`` and is
+scored against ``y_1 .. y_n EOS`` with label-smoothed cross-entropy, Adam and the Noam warmup
+schedule, on batches bucketed by length.  Decoding (greedy and beam search) lives in
+:mod:`glassformer.decoding` and uses the incremental methods :meth:`Seq2SeqTransformer.start_decoding`
+and :meth:`Seq2SeqTransformer.decode_step` (a key/value cache, :mod:`glassformer.nn.kv_cache`).
+
+State-dict names: ``src_embed.embedding.weight``, ``tgt_embed.embedding.weight``, ``src_pos.*`` /
+``tgt_pos.*`` (learned positions only), ``encoder.layers.<i>.*`` and ``decoder.layers.<i>.*`` with
+``torch.nn.TransformerEncoderLayer``/``DecoderLayer`` names, ``encoder.norm.*``/``decoder.norm.*``
+(pre-norm only), ``generator.weight``/``generator.bias``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .. import io
+from .._validation import check_dtype, check_positive_int, check_probability
+from ..errors import InputError, ModelFileError, ShapeError
+from ..losses import CrossEntropyLoss
+from ..nn.dropout import Dropout
+from ..nn.input_embedding import TokenEmbedding
+from ..nn.kv_cache import AttentionCache, cross_attention_kv, decoder_layer_step
+from ..nn.linear import Linear
+from ..nn.module import Module, make_rng
+from ..nn.normalization import LayerNorm
+from ..nn.positional import get_positional_encoding
+from ..nn.transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
+from ..trace import Trace
+
+__all__ = ["Seq2SeqTransformer", "DecoderState", "length_buckets", "fit_seq2seq", "evaluate_seq2seq",
+           "make_translation_arrays"]
+
+MODEL_KIND = "glassformer.Seq2SeqTransformer"
+_POSITIONAL = ("sinusoidal", "learned")
+
+
+def _check_ids(ids, name: str, where: str, vocab: int) -> np.ndarray:
+    ids = np.asarray(ids)
+    if ids.ndim != 2:
+        raise ShapeError(f"{where}: {name} must have shape (batch, seq), got {ids.shape}")
+    if ids.dtype.kind not in "iu":
+        raise InputError(f"{where}: {name} must hold integer token ids, got dtype {ids.dtype}")
+    if ids.size and (ids.min() < 0 or ids.max() >= vocab):
+        raise InputError(f"{where}: {name} ids must be in [0, {vocab}), got min {ids.min()} and max {ids.max()}")
+    if ids.shape[1] == 0:
+        raise ShapeError(f"{where}: {name} is empty along seq (shape {ids.shape})")
+    return ids
+
+
+class DecoderState:
+    """What incremental decoding keeps between steps (see :meth:`Seq2SeqTransformer.start_decoding`).
+
+    Attributes
+    ----------
+    self_caches : list of AttentionCache
+        Keys/values of the target positions decoded so far, one per decoder layer.
+    memory_kv : list of AttentionCache
+        Cross-attention keys/values of the encoder output, one per decoder layer.
+    src_pad : bool ndarray (batch, S)
+        True at padded source positions.
+    step : int
+        Number of target positions consumed.
+    """
+
+    def __init__(self, self_caches, memory_kv, src_pad):
+        self.self_caches, self.memory_kv, self.src_pad = self_caches, memory_kv, src_pad
+        self.step = 0
+
+    def reorder(self, index) -> None:
+        """Keep batch rows ``index`` (beam search: the parents of the surviving hypotheses)."""
+        for c in self.self_caches + self.memory_kv:
+            c.reorder(index)
+        self.src_pad = self.src_pad[index]
+
+
+class Seq2SeqTransformer(Module):
+    """Transformer encoder-decoder with token embeddings, positional encodings and an output projection.
+
+    Parameters
+    ----------
+    src_vocab, tgt_vocab : int
+        Vocabulary sizes (special ids PAD 0, BOS 1, EOS 2, UNK 3 of :mod:`glassformer.text`).
+    d_model : int, default 128
+    nhead : int, default 4
+    num_encoder_layers, num_decoder_layers : int, default 2
+    dim_feedforward : int, default 512
+    dropout : float, default 0.1
+        On the embedded inputs and inside every layer (training mode only).
+    tie_output : bool, default False
+        Share the target embedding table with the output projection's weight.
+    positional : {"sinusoidal", "learned"}, default "sinusoidal"
+    max_len : int, default 256
+        Rows of learned position tables (and the longest sequence accepted with them).
+    activation : {"relu", "gelu", "gelu_tanh"}, default "relu"
+    norm_first : bool, default False
+        Post-norm (Vaswani et al.) or pre-norm layers; pre-norm adds a final LayerNorm to each stack.
+    pad_id : int, default 0
+        Padding id: embedding row kept at zero with no gradient (``padding_idx``), masked as keys.
+    rng : int or numpy.random.Generator, optional
+        Initialisation and dropout masks.  Embedding rows are N(0, 1/d_model) (so that after the
+        ``sqrt(d_model)`` scaling they have unit variance, like the positional encoding); layers use
+        PyTorch's initialisation.
+    dtype : float64 (default) or float32
+
+    Shapes
+    ------
+    ``forward(src_ids (batch, S), tgt_in_ids (batch, T)) -> logits (batch, T, tgt_vocab)``;
+    ``backward(dlogits)`` adds every parameter gradient and returns None (ids have no gradient).
+
+    Raises
+    ------
+    InputError / ShapeError for bad arguments or ids (the message names the argument and shape).
+    """
+
+    def __init__(self, src_vocab: int, tgt_vocab: int, d_model: int = 128, nhead: int = 4,
+                 num_encoder_layers: int = 2, num_decoder_layers: int = 2, dim_feedforward: int = 512,
+                 dropout: float = 0.1, *, tie_output: bool = False, positional: str = "sinusoidal",
+                 max_len: int = 256, activation: str = "relu", norm_first: bool = False, pad_id: int = 0,
+                 rng=None, dtype=np.float64):
+        super().__init__()
+        where = "Seq2SeqTransformer"
+        self.src_vocab = check_positive_int(src_vocab, "src_vocab", where)
+        self.tgt_vocab = check_positive_int(tgt_vocab, "tgt_vocab", where)
+        self.d_model = check_positive_int(d_model, "d_model", where)
+        if positional not in _POSITIONAL:
+            raise InputError(f"{where}: positional must be one of {_POSITIONAL}, got {positional!r}")
+        if not (isinstance(pad_id, (int, np.integer)) and 0 <= pad_id < min(src_vocab, tgt_vocab)):
+            raise InputError(f"{where}: pad_id must be an id of both vocabularies, got {pad_id!r}")
+        dt = check_dtype(dtype)
+        p = check_probability(dropout, "dropout", where)
+        gen = make_rng(rng)
+        self.config = dict(src_vocab=int(src_vocab), tgt_vocab=int(tgt_vocab), d_model=int(d_model),
+                           nhead=int(nhead), num_encoder_layers=int(num_encoder_layers),
+                           num_decoder_layers=int(num_decoder_layers), dim_feedforward=int(dim_feedforward),
+                           dropout=p, tie_output=bool(tie_output), positional=positional,
+                           max_len=int(max_len), activation=activation, norm_first=bool(norm_first),
+                           pad_id=int(pad_id), dtype=dt.name)
+        self.pad_id = int(pad_id)
+        self.max_len = check_positive_int(max_len, "max_len", where)
+        self.src_embed = TokenEmbedding(src_vocab, d_model, padding_idx=pad_id, rng=gen, dtype=dt)
+        self.tgt_embed = TokenEmbedding(tgt_vocab, d_model, padding_idx=pad_id, rng=gen, dtype=dt)
+        for emb in (self.src_embed, self.tgt_embed):
+            emb.embedding.weight.data *= np.asarray(d_model ** -0.5, dtype=dt)
+        opts = {"max_len": max_len} if positional == "learned" else {}
+        self.src_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
+        self.tgt_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
+        self.src_dropout = Dropout(p, rng=gen)
+        self.tgt_dropout = Dropout(p, rng=gen)
+        enc_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, p, activation, norm_first=norm_first,
+                                            rng=gen, dtype=dt)
+        dec_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, p, activation, norm_first=norm_first,
+                                            rng=gen, dtype=dt)
+        self.encoder = TransformerEncoder(enc_layer, num_encoder_layers,
+                                          LayerNorm(d_model, dtype=dt) if norm_first else None)
+        self.decoder = TransformerDecoder(dec_layer, num_decoder_layers,
+                                          LayerNorm(d_model, dtype=dt) if norm_first else None)
+        self.generator = Linear(d_model, tgt_vocab, rng=gen, dtype=dt)
+        self.tie_output = bool(tie_output)
+        if self.tie_output:
+            self.generator.weight = self.tgt_embed.embedding.weight   # the same Parameter: gradients add
+
+    # ------------------------------------------------------------------ pieces
+    def _positions(self, n: int) -> np.ndarray:
+        if n > self.max_len and self.config["positional"] == "learned":
+            raise InputError(f"Seq2SeqTransformer: sequence of length {n} exceeds max_len={self.max_len} "
+                             "of the learned positional table")
+        return np.arange(n)
+
+    def encode(self, src_ids) -> tuple[np.ndarray, np.ndarray]:
+        """Encoder pass: returns ``(memory (batch, S, d_model), src_pad (batch, S) bool)``."""
+        src = _check_ids(src_ids, "src_ids", "Seq2SeqTransformer.encode", self.src_vocab)
+        src_pad = src == self.pad_id
+        Z = self.src_dropout(self.src_embed(src) + self.src_pos(self._positions(src.shape[1])))
+        return self.encoder(Z, src_key_padding_mask=src_pad), src_pad
+
+    def forward(self, src_ids, tgt_in_ids) -> np.ndarray:
+        """Teacher-forced logits ``(batch, T, tgt_vocab)`` for ``tgt_in_ids`` (BOS y_1 .. y_{T-1}).
+
+        Padding (``pad_id``) in either input is masked as keys; the decoder is causal.
+        """
+        where = "Seq2SeqTransformer.forward"
+        tgt = _check_ids(tgt_in_ids, "tgt_in_ids", where, self.tgt_vocab)
+        memory, src_pad = self.encode(src_ids)
+        if memory.shape[0] != tgt.shape[0]:
+            raise ShapeError(f"{where}: src_ids has batch {memory.shape[0]} but tgt_in_ids has batch {tgt.shape[0]}")
+        tgt_pad = tgt == self.pad_id
+        Z = self.tgt_dropout(self.tgt_embed(tgt) + self.tgt_pos(self._positions(tgt.shape[1])))
+        H = self.decoder(Z, memory, tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=src_pad,
+                         tgt_is_causal=True)
+        logits = self.generator(H)
+        self._save(done=True)
+        return logits
+
+    def backward(self, dlogits) -> None:
+        """Back-propagate ``dL/dlogits (batch, T, tgt_vocab)``; adds into every ``.grad``; returns None."""
+        self._saved()
+        dH = self.generator.backward(np.asarray(dlogits))
+        dZt, dmem = self.decoder.backward(dH)
+        dZt = self.tgt_dropout.backward(dZt)
+        self.tgt_pos.backward(dZt.sum(axis=0))
+        self.tgt_embed.backward(dZt)
+        dZs = self.src_dropout.backward(self.encoder.backward(dmem))
+        self.src_pos.backward(dZs.sum(axis=0))
+        self.src_embed.backward(dZs)
+        return None
+
+    def unique_parameters(self) -> list:
+        """Parameters with the tied one listed once (what an optimizer and gradient norms should see)."""
+        seen, out = set(), []
+        for p in self.parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append(p)
+        return out
+
+    def unique_named_parameters(self) -> list:
+        seen, out = set(), []
+        for n, p in self.named_parameters():
+            if id(p) not in seen:
+                seen.add(id(p))
+                out.append((n, p))
+        return out
+
+    # ------------------------------------------------------------------ inspection
+    def trace(self, src_ids, tgt_in_ids) -> Trace:
+        """Every named intermediate of one forward pass (eval mode, no dropout), as a :class:`Trace`.
+
+        Keys
+        ----
+        ``src.E``, ``src.P``, ``src.Z`` / ``tgt.E``, ``tgt.P``, ``tgt.Z``: embeddings (scaled), positions, sums;
+        ``encoder.layers.<i>.<sym>`` with sym in Q, K, V, S, A (per head, ``(batch, nhead, S, S)``), U, T1,
+        R, G, F, T2, H; ``memory``;
+        ``decoder.layers.<i>.self.<sym>`` and ``decoder.layers.<i>.cross.<sym>`` (sym in Q, K, V, S, A, U,
+        O; cross-attention A is ``(batch, nhead, T, S)``: target rows, source columns) and
+        ``decoder.layers.<i>.<sym>`` for U1, T1, R1, U2, T2, R2, G, F, T3, H; ``logits``.
+        """
+        was = self.training
+        self.eval()
+        try:
+            src = _check_ids(src_ids, "src_ids", "Seq2SeqTransformer.trace", self.src_vocab)
+            tgt = _check_ids(tgt_in_ids, "tgt_in_ids", "Seq2SeqTransformer.trace", self.tgt_vocab)
+            logits = self.forward(src, tgt)
+            arrays = {}
+            for side, emb, pos, ids in (("src", self.src_embed, self.src_pos, src),
+                                        ("tgt", self.tgt_embed, self.tgt_pos, tgt)):
+                E = emb.embedding.weight.data[ids] * np.sqrt(self.d_model).astype(self.dtype)
+                P = pos.forward(np.arange(ids.shape[1]))
+                arrays.update({f"{side}.E": E, f"{side}.P": P, f"{side}.Z": E + P})
+            for i, d in enumerate(self.encoder.intermediates()):
+                arrays.update({f"encoder.layers.{i}.{k}": v for k, v in d.items()})
+            arrays["memory"] = arrays[f"encoder.layers.{len(self.encoder.layers) - 1}.H"]
+            if self.encoder.norm is not None:
+                arrays["memory"] = self.encoder.norm.forward(arrays["memory"])
+            for i, d in enumerate(self.decoder.intermediates()):
+                for k, v in d.items():
+                    if isinstance(v, dict):
+                        arrays.update({f"decoder.layers.{i}.{k}.{s}": a for s, a in v.items()})
+                    else:
+                        arrays[f"decoder.layers.{i}.{k}"] = v
+            arrays["logits"] = logits
+            return Trace(arrays)
+        finally:
+            self.train(was)
+            self.clear_cache()
+
+    # ------------------------------------------------------------------ incremental decoding
+    def start_decoding(self, src_ids) -> DecoderState:
+        """Encode ``src_ids (batch, S)`` and prepare the caches for :meth:`decode_step`.
+
+        Call in ``eval()`` mode inside ``no_cache()`` (as :mod:`glassformer.decoding` does).
+        """
+        memory, src_pad = self.encode(src_ids)
+        if self.decoder.norm is None:
+            pass
+        kv = [cross_attention_kv(layer.multihead_attn, memory) for layer in self.decoder.layers]
+        return DecoderState([AttentionCache() for _ in self.decoder.layers], kv, src_pad)
+
+    def decode_step(self, state: DecoderState, tokens) -> np.ndarray:
+        """Feed the next target token of every row, ``tokens (batch,)``; return next-token logits ``(batch, V)``.
+
+        Equals ``forward(src, prefix)[:, -1]`` for the prefix fed so far (to rounding), at a cost per
+        step independent of the prefix length apart from attention over the cache.
+        """
+        tokens = np.asarray(tokens).reshape(-1, 1)
+        t = state.step
+        pos = self.tgt_pos.forward(np.array([t]))
+        x = self.tgt_embed(tokens) + pos
+        for layer, cache, kv in zip(self.decoder.layers, state.self_caches, state.memory_kv):
+            x = decoder_layer_step(layer, x, cache, kv, state.src_pad)
+        if self.decoder.norm is not None:
+            x = self.decoder.norm(x)
+        state.step += 1
+        return self.generator(x)[:, 0]
+
+    # ------------------------------------------------------------------ files
+    def save(self, directory, *, src_tokenizer=None, tgt_tokenizer=None, overwrite: bool = False,
+             extra: dict | None = None) -> Path:
+        """Write ``model.npz`` + ``model.json`` (config) and, if given, ``src_tokenizer.json`` and
+        ``tgt_tokenizer.json`` into ``directory``, all atomically (:func:`glassformer.io.save_model`).
+
+        Raises
+        ------
+        ModelFileError if the model files exist and ``overwrite`` is False.
+        """
+        directory = Path(directory)
+        config = {"model": self.config, "extra": extra or {}}
+        path = io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
+        if src_tokenizer is not None:
+            src_tokenizer.save(directory / "src_tokenizer.json")
+        if tgt_tokenizer is not None:
+            tgt_tokenizer.save(directory / "tgt_tokenizer.json")
+        return path
+
+    @classmethod
+    def load(cls, directory) -> "Seq2SeqTransformer":
+        """Rebuild a model saved by :meth:`save` (tokenizers: :func:`load_translation_tokenizers`).
+
+        Raises
+        ------
+        ModelFileError for missing, corrupted or foreign files (see :func:`glassformer.io.load_model`).
+        """
+        state, config, kind = io.load_model(directory)
+        if kind != MODEL_KIND or not isinstance(config, dict) or "model" not in config:
+            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND}")
+        cfg = dict(config["model"])
+        dtype = cfg.pop("dtype", "float64")
+        model = cls(**cfg, rng=0, dtype=np.dtype(dtype))
+        model.load_state_dict(state)
+        return model
+
+    def extra_repr(self) -> str:
+        c = self.config
+        return (f"src_vocab={c['src_vocab']}, tgt_vocab={c['tgt_vocab']}, d_model={c['d_model']}, "
+                f"nhead={c['nhead']}, tie_output={c['tie_output']}, positional={c['positional']!r}")
+
+
+def load_translation_tokenizers(directory):
+    """Return ``(src_tokenizer, tgt_tokenizer)`` saved beside a model by :meth:`Seq2SeqTransformer.save`."""
+    from ..text import WordTokenizer
+
+    directory = Path(directory)
+    return (WordTokenizer.load(directory / "src_tokenizer.json"),
+            WordTokenizer.load(directory / "tgt_tokenizer.json"))
+
+
+__all__.append("load_translation_tokenizers")
+
+
+# ====================================================================== data and training
+def make_translation_arrays(pairs, src_tokenizer, tgt_tokenizer, *, max_len: int = 32):
+    """Token ids of sentence pairs for teacher forcing (ragged lists, one array per sentence).
+
+    Source: ``tokens EOS``; decoder input: ``BOS tokens``; decoder target: ``tokens EOS``.
+    Sentences longer than ``max_len`` (special tokens included) are truncated, keeping EOS.
+
+    Returns
+    -------
+    src : list of int64 arrays, tgt : list of int64 arrays (``BOS tokens EOS``; the decoder reads
+    ``tgt[:-1]`` and predicts ``tgt[1:]``).
+    """
+    src, _ = src_tokenizer.encode_batch([s for s, _ in pairs], add_eos=True, max_len=max_len, pad=False)
+    tgt, _ = tgt_tokenizer.encode_batch([t for _, t in pairs], add_bos=True, add_eos=True, max_len=max_len + 1,
+                                        pad=False)
+    return src, tgt
+
+
+def length_buckets(lengths, batch_size: int, *, chunk_batches: int = 50, rng=None) -> list[np.ndarray]:
+    """Group example indices into batches of similar length (less padding), in a seeded random order.
+
+    The examples are shuffled, cut into chunks of ``chunk_batches * batch_size``, each chunk is sorted
+    by length and cut into batches; the batches are then shuffled.  (A global sort would make every
+    epoch see the same few long batches in a row and would make batch content fully deterministic.)
+
+    Parameters
+    ----------
+    lengths : int array (n,)
+        Length of each example (e.g. the longer of source and target).
+    batch_size : int
+    chunk_batches : int, default 50
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    list of int arrays, each a batch of example indices.
+    """
+    lengths = np.asarray(lengths)
+    bs = check_positive_int(batch_size, "batch_size", "length_buckets")
+    gen = make_rng(rng)
+    order = gen.permutation(lengths.size)
+    chunk = bs * max(1, int(chunk_batches))
+    batches = []
+    for s in range(0, order.size, chunk):
+        part = order[s:s + chunk]
+        part = part[np.argsort(lengths[part], kind="stable")]
+        batches.extend(part[i:i + bs] for i in range(0, part.size, bs))
+    return [batches[i] for i in gen.permutation(len(batches))]
+
+
+def _pad(rows, pad_id: int) -> np.ndarray:
+    L = max(len(r) for r in rows)
+    out = np.full((len(rows), L), pad_id, dtype=np.int64)
+    for i, r in enumerate(rows):   # a row copy; the maths is vectorised
+        out[i, :len(r)] = r
+    return out
+
+
+def _batch_arrays(src, tgt, idx, pad_id):
+    s = _pad([src[i] for i in idx], pad_id)
+    t = _pad([tgt[i] for i in idx], pad_id)
+    return s, t[:, :-1], t[:, 1:]
+
+
+def evaluate_seq2seq(model: Seq2SeqTransformer, src, tgt, *, batch_size: int = 256,
+                     label_smoothing: float = 0.0) -> float:
+    """Mean per-token cross-entropy (nats) of teacher-forced predictions on ragged id lists (eval mode)."""
+    loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing, reduction="sum")
+    order = np.argsort([len(t) for t in tgt], kind="stable")
+    total, count = 0.0, 0
+    was = model.training
+    model.eval()
+    try:
+        with model.no_cache():
+            for s in range(0, order.size, batch_size):
+                S, Tin, Tout = _batch_arrays(src, tgt, order[s:s + batch_size], model.pad_id)
+                total += loss.forward(model.forward(S, Tin), Tout)
+                count += int(np.count_nonzero(Tout != model.pad_id))
+    finally:
+        model.train(was)
+    return total / max(count, 1)
+
+
+class _NoamFromZero:
+    """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.training.Trainer` counts."""
+
+    def __init__(self, d_model: int, warmup_steps: int, factor: float):
+        from ..optim import Noam
+
+        self.noam = Noam(d_model, warmup_steps, factor)
+
+    def lr_at(self, step: int) -> float:
+        return self.noam.lr_at(step + 1)
+
+
+def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 5, batch_size: int = 64,
+                warmup_steps: int = 400, lr_factor: float = 1.0, label_smoothing: float = 0.1,
+                betas=(0.9, 0.98), eps: float = 1e-9, grad_clip: float | None = 1.0, seed: int = 0,
+                progress: bool = False, callbacks=()):
+    """Teacher-forced training with label smoothing, Adam and the Noam schedule, on length buckets.
+
+    Uses :class:`glassformer.training.Trainer` (same progress bar, history and divergence guard as
+    the regressor): each *row* the trainer shuffles is one pre-built length bucket, so the trainer's
+    seeded permutation shuffles the buckets every epoch (``batch_size=1`` bucket per update).
+
+    Parameters
+    ----------
+    model : Seq2SeqTransformer
+    src, tgt : lists of int arrays
+        From :func:`make_translation_arrays` (``tgt`` = ``BOS tokens EOS``).
+    val : (src, tgt), optional
+        Validation data; its per-token cross-entropy (no smoothing) is recorded each epoch.
+    epochs, batch_size : int
+    warmup_steps, lr_factor : Noam schedule ``lr = factor * d_model^-0.5 * min(s^-0.5, s * warmup^-1.5)``.
+    label_smoothing : float, default 0.1
+        ``CrossEntropyLoss(ignore_index=PAD, label_smoothing=...)``.
+    betas, eps : Adam settings (Vaswani et al.: 0.9, 0.98, 1e-9).
+    grad_clip : float or None
+        Global gradient-norm clipping.
+    seed : int
+        Buckets and their order.
+
+    Returns
+    -------
+    glassformer.training.History
+
+    Raises
+    ------
+    DivergenceError on a non-finite loss or gradient (the last good parameters are restored).
+    """
+    from ..optim import Adam
+    from ..training import Trainer
+
+    lengths = np.array([max(len(s), len(t)) for s, t in zip(src, tgt)])
+    buckets = length_buckets(lengths, batch_size, rng=seed)
+    loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing)
+
+    def step(batch):
+        (b,) = batch
+        S, Tin, Tout = _batch_arrays(src, tgt, buckets[int(b[0])], model.pad_id)
+        value = loss.forward(model.forward(S, Tin), Tout)
+        model.backward(loss.backward())
+        return value
+
+    eval_step = None
+    if val is not None:
+        def eval_step(_batch):
+            return evaluate_seq2seq(model, val[0], val[1])
+
+    named = model.unique_named_parameters()
+    opt = Adam(named, lr=1e-3, betas=betas, eps=eps)
+    trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=True,
+                      seed=seed, grad_clip=grad_clip,
+                      schedule=_NoamFromZero(model.d_model, max(1, int(warmup_steps)), lr_factor),
+                      eval_step=eval_step, model=model, progress=progress, callbacks=callbacks,
+                      named_params=named)
+    dummy_val = (np.zeros(1, dtype=np.int64),) if val is not None else None
+    return trainer.fit((np.arange(len(buckets)),), dummy_val)

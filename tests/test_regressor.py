@@ -1,0 +1,244 @@
+"""SequenceRegressor: the seed's model in PyTorch layouts, gradients, trace, inference, persistence."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from glassformer import gradcheck
+from glassformer.errors import InputError, ModelFileError, ShapeError
+from glassformer.models import SequenceRegressor
+from glassformer.trace import Trace
+
+SEED_KEYS = [
+    "embedding.linear.weight", "embedding.linear.bias",
+    "encoder.layers.0.self_attn.in_proj_weight", "encoder.layers.0.self_attn.in_proj_bias",
+    "encoder.layers.0.linear1.weight", "encoder.layers.0.linear1.bias",
+    "encoder.layers.0.linear2.weight", "encoder.layers.0.linear2.bias",
+    "encoder.layers.0.norm1.weight", "encoder.layers.0.norm1.bias",
+    "encoder.layers.0.norm2.weight", "encoder.layers.0.norm2.bias",
+    "head.weight", "head.bias",
+]
+
+
+def seed_draws():
+    """The seed's legacy draws, in its order, as (x @ W) matrices."""
+    rs = np.random.RandomState(42)
+    names = [("W_e", (1, 4)), ("W_Q", (4, 4)), ("W_K", (4, 4)), ("W_V", (4, 4)), ("W_1", (4, 16)),
+             ("W_2", (16, 4)), ("W_y", (4, 1))]
+    return {n: rs.randn(*s) * 0.1 for n, s in names}
+
+
+def seed_forward(W, x, t):
+    """Seed 000's ``transformer_forward`` written out for one sequence x (7, 1) at positions t."""
+    E = x @ W["W_e"]
+    P = np.column_stack([np.sin(t), np.cos(t), np.sin(t / 100.0), np.cos(t / 100.0)])
+    Z = E + P
+    Q, K, V = Z @ W["W_Q"], Z @ W["W_K"], Z @ W["W_V"]
+    S = Q @ K.T / 2.0
+    A = np.exp(S - S.max(-1, keepdims=True))
+    A /= A.sum(-1, keepdims=True)
+
+    def ln(v):
+        return (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + 1e-5)
+
+    R = ln(Z + A @ V)
+    H = ln(R + np.maximum(R @ W["W_1"], 0) @ W["W_2"])
+    return H @ W["W_y"], A
+
+
+@pytest.fixture
+def batch():
+    rng = np.random.default_rng(3)
+    return rng.random((5, 7, 1)), rng.random((5, 7, 1))
+
+
+def test_defaults_are_the_seed_model_with_pytorch_names():
+    m = SequenceRegressor()
+    assert list(m.state_dict()) == SEED_KEYS
+    assert m.num_parameters() == 4 + 4 + 48 + 12 + 64 + 16 + 64 + 4 + 16 + 4 + 1   # 237, no out_proj
+    W = seed_draws()
+    sd = m.state_dict()
+    np.testing.assert_array_equal(sd["embedding.linear.weight"], W["W_e"].T)
+    np.testing.assert_array_equal(sd["encoder.layers.0.self_attn.in_proj_weight"],
+                                  np.concatenate([W["W_Q"].T, W["W_K"].T, W["W_V"].T]))
+    np.testing.assert_array_equal(sd["encoder.layers.0.linear1.weight"], W["W_1"].T)
+    np.testing.assert_array_equal(sd["encoder.layers.0.linear2.weight"], W["W_2"].T)
+    np.testing.assert_array_equal(sd["head.weight"], W["W_y"].T)
+    for k in SEED_KEYS:
+        if k.endswith("bias"):
+            assert not sd[k].any(), k
+    assert (sd["encoder.layers.0.norm1.weight"] == 1).all()
+
+
+def test_forward_equals_the_seed_formulas(batch):
+    X, _ = batch
+    t = np.arange(1, 8, dtype=float)
+    m = SequenceRegressor()
+    got = m.predict(X, t)
+    W = seed_draws()
+    for b in range(len(X)):
+        want, _ = seed_forward(W, X[b], t)
+        np.testing.assert_allclose(got[b], want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"num_heads": 2, "num_layers": 2, "attn_out_proj": True, "init": "torch", "d_model": 8, "n_features": 2,
+     "positional": "sinusoidal"},
+    {"norm_first": True, "positional": "learned", "positional_options": {"max_len": 10}, "init": "torch"},
+    {"positional": "rotary", "d_model": 8, "num_heads": 2, "init": "torch"},
+])
+def test_gradients_match_finite_differences(kw):
+    m = SequenceRegressor(**kw)
+    rng = np.random.default_rng(0)
+    X = rng.random((3, 6, m.get_params()["n_features"]))
+    pos = np.arange(6, dtype=float) if kw.get("positional") == "learned" else rng.random((3, 6)) * 5
+    report = gradcheck(m, (X,), kwargs={"positions": pos})
+    assert report.max_error < 1e-6, str(report)
+
+
+def test_predict_keeps_no_caches_and_is_eval_mode(batch):
+    X, y = batch
+    m = SequenceRegressor(dropout=0.3, epochs=2)
+    m.fit(X, y)
+    assert m.training                       # fit leaves the module in training mode
+    p1 = m.predict(X)
+    p2 = m.predict(X)
+    np.testing.assert_array_equal(p1, p2)   # dropout off in predict
+    assert all(mod._cache is None for mod in m.modules())
+    assert m.training
+
+
+def test_trace_symbols_shapes_and_consistency():
+    m = SequenceRegressor(n_features=2, d_model=8, num_heads=2, d_ff=12, num_layers=2, attn_out_proj=True,
+                          init="torch", positional="sinusoidal")
+    X = np.random.default_rng(1).random((3, 5, 2))
+    pos = np.arange(5.0)
+    tr = m.trace(X, pos)
+    assert isinstance(tr, Trace)
+    B, L, D, Hh = 3, 5, 8, 2
+    shapes = {"X": (B, L, 2), "E": (B, L, D), "P": (L, D), "Z": (B, L, D), "y_hat": (B, L, 1)}
+    for i in range(2):
+        shapes.update({f"layers.{i}.{s}": (B, Hh, L, D // Hh) for s in "QKV"})
+        shapes.update({f"layers.{i}.{s}": (B, Hh, L, L) for s in "SA"})
+        shapes.update({f"layers.{i}.{s}": (B, L, D) for s in ("U", "T1", "R", "F", "T2", "H")})
+        shapes[f"layers.{i}.G"] = (B, L, 12)
+    assert {k: tr[k].shape for k in shapes} == shapes
+    np.testing.assert_allclose(tr["Z"], tr["E"] + tr["P"])
+    np.testing.assert_allclose(tr["layers.0.A"].sum(-1), 1.0)
+    np.testing.assert_allclose(tr["layers.1.T1"], tr["layers.0.H"] + tr["layers.1.U"])
+    np.testing.assert_array_equal(tr["y_hat"], m.predict(X, pos))
+    assert tr.layer(1)["A"] is tr["layers.1.A"]
+    assert tr.head(0, 1)["A"].shape == (B, L, L)
+    with pytest.raises(ValueError):
+        tr["E"][0, 0, 0] = 1.0            # read-only copies
+    text = repr(tr)
+    assert "layers.0.A" in text and "(3, 2, 5, 5)" in text
+    assert all(mod._cache is None for mod in m.modules())
+    with pytest.raises(KeyError, match="available"):
+        tr["nope"]
+
+
+def test_trace_matches_the_seed_attention(batch):
+    X, _ = batch
+    t = np.arange(1, 8, dtype=float)
+    tr = SequenceRegressor().trace(X[:1], t)
+    _, A = seed_forward(seed_draws(), X[0], t)
+    np.testing.assert_allclose(tr["layers.0.A"][0, 0], A, rtol=1e-12)
+
+
+def test_predict_with_attention_reproduces_learned_attention(batch):
+    X, _ = batch
+    m = SequenceRegressor(num_heads=2, attn_out_proj=True, init="torch")
+    A = m.trace(X).__getitem__("layers.0.A")
+    np.testing.assert_allclose(m.predict_with_attention(X, None, A), m.predict(X), rtol=1e-12, atol=1e-14)
+    uni = m.predict_with_attention(X, None, np.full((7, 7), 1 / 7))
+    assert uni.shape == (5, 7, 1) and not np.allclose(uni, m.predict(X))
+    with pytest.raises(ShapeError):
+        m.predict_with_attention(X, None, np.eye(6))
+
+
+def test_save_load_round_trip(tmp_path, batch):
+    X, y = batch
+    m = SequenceRegressor(num_heads=2, epochs=3, optimizer="adam", lr=1e-2, positional="learned",
+                          positional_options={"max_len": 16}, init="torch")
+    m.fit(X, y)
+    m.save(tmp_path / "m")
+    assert {p.name for p in (tmp_path / "m").iterdir()} >= {"model.npz", "model.json"}
+    back = SequenceRegressor.load(tmp_path / "m")
+    assert back.get_params() == m.get_params()
+    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    assert back.history_.train_loss == m.history_.train_loss
+    assert back.is_fitted_
+    with pytest.raises(ModelFileError):
+        m.save(tmp_path / "m")                       # no silent overwrite
+    meta = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert meta["config"]["format_version"] == 1
+
+
+def test_load_refuses_other_versions(tmp_path):
+    from glassformer import io
+
+    m = SequenceRegressor()
+    io.save_model(tmp_path / "v", dict(m.state_dict()), {"format_version": 99, "params": m.get_params()},
+                  kind="glassformer.SequenceRegressor")
+    with pytest.raises(ModelFileError, match="format_version 99"):
+        SequenceRegressor.load(tmp_path / "v")
+    io.save_model(tmp_path / "k", dict(m.state_dict()), {"format_version": 1}, kind="Other")
+    with pytest.raises(ModelFileError, match="Other"):
+        SequenceRegressor.load(tmp_path / "k")
+
+
+def test_get_set_params_and_repr():
+    m = SequenceRegressor()
+    p = m.get_params()
+    assert p["d_model"] == 4 and p["positional"] == "seed" and p["optimizer"] == "sgd"
+    m.set_params(lr=0.5)
+    assert m.lr == 0.5 and m.num_parameters() == 237      # training settings: no rebuild
+    m.set_params(d_model=8, num_heads=2, positional="sinusoidal")
+    assert m.state_dict()["head.weight"].shape == (1, 8)
+    with pytest.raises(InputError, match="unknown parameter"):
+        m.set_params(dmodel=3)
+    text = repr(m)
+    assert text.startswith("SequenceRegressor(") and "d_model=8" in text and "parameters" in text
+    assert repr(SequenceRegressor()).startswith("SequenceRegressor()")
+
+
+def test_input_errors_name_the_problem(batch):
+    X, y = batch
+    m = SequenceRegressor()
+    with pytest.raises(ShapeError, match="n_features=1"):
+        m.predict(np.zeros((2, 7, 3)))
+    with pytest.raises(ShapeError, match="positions"):
+        m.predict(X, np.arange(3))
+    with pytest.raises(ShapeError, match="y must have shape"):
+        m.fit(X, y[:, :5])
+    with pytest.raises(InputError):
+        SequenceRegressor(d_model=6, num_heads=4)
+
+
+def test_nan_targets_are_masked_and_score(batch):
+    X, y = batch
+    y = y.copy()
+    y[0, :3] = np.nan
+    m = SequenceRegressor(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
+    m.fit(X, y)
+    assert np.isfinite(m.history_.train_loss).all()
+    pred = m.predict(X)
+    ok = np.isfinite(y)
+    r2 = 1 - np.sum((y[ok] - pred[ok]) ** 2) / np.sum((y[ok] - y[ok].mean()) ** 2)
+    assert m.score(X, y) == pytest.approx(r2)
+    m2 = SequenceRegressor(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
+    m2.fit(X, np.where(ok, y, 123.0))          # a filled value would change training
+    assert not np.allclose(m2.predict(X), pred)
+
+
+def test_float32_model_stays_float32(batch):
+    X, y = batch
+    m = SequenceRegressor(dtype="float32", epochs=3)
+    m.fit(X, y)
+    assert m.predict(X).dtype == np.float32
+    assert all(p.data.dtype == np.float32 for p in m.parameters())

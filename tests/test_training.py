@@ -1,0 +1,200 @@
+"""The generic training loop: batching and shuffling order, optimizers, clipping, schedules,
+early stopping, divergence guard, callbacks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from glassformer.errors import DivergenceError, InputError
+from glassformer.losses import MSELoss
+from glassformer.models import SequenceRegressor
+from glassformer.nn import Linear
+from glassformer.training import History, PrintLoss, Trainer, find_nonfinite, locate_nonfinite
+
+
+def linear_problem(n=20, w=2.0, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 1))
+    return x, w * x
+
+
+def make_trainer(model, x_scale=1.0, **kw):
+    loss = MSELoss()
+
+    def step(batch):
+        x, y = batch
+        out = model.forward(x)
+        value = loss.forward(out, y)
+        model.backward(loss.backward())
+        return value
+
+    def eval_step(batch):
+        x, y = batch
+        with model.no_cache():
+            return float(np.mean((model.forward(x) - y) ** 2))
+
+    return Trainer(model.parameters(), step, eval_step=eval_step, model=model,
+                   named_params=list(model.named_parameters()), **kw)
+
+
+def test_minibatch_order_is_the_seeds_permutation():
+    seen = []
+
+    def step(batch):
+        (idx,) = batch
+        seen.append(idx.copy())
+        p.grad += 0.0
+        return 1.0
+
+    from glassformer.nn import Parameter
+
+    p = Parameter(np.zeros(1))
+    Trainer([p], step, epochs=3, batch_size=32, seed=42).fit((np.arange(100),))
+    rng = np.random.default_rng(42)
+    want = []
+    for _ in range(3):
+        order = rng.permutation(100)
+        want += [order[s:s + 32] for s in range(0, 100, 32)]
+    assert len(seen) == len(want) == 12
+    for a, b in zip(seen, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_full_batch_sgd_is_plain_gradient_descent():
+    x, y = linear_problem()
+    m = Linear(1, 1, rng=0)
+    w0, b0 = m.weight.data.copy(), m.bias.data.copy()
+    hist = make_trainer(m, epochs=1, lr=0.1).fit((x, y))
+    r = (x @ w0.T + b0) - y
+    gw = 2 * (r * x).mean()
+    np.testing.assert_allclose(m.weight.data, w0 - 0.1 * gw, rtol=1e-12)
+    assert hist.train_loss[0] == pytest.approx(float(np.mean(r ** 2)))
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam", "adamw"])
+def test_optimizers_fit_a_line(opt):
+    x, y = linear_problem()
+    m = Linear(1, 1, rng=0)
+    lr = {"sgd": 0.1, "adam": 0.05, "adamw": 0.05}[opt]
+    hist = make_trainer(m, optimizer=opt, lr=lr, epochs=300, batch_size=8, momentum=0.5 if opt == "sgd" else 0.0,
+                        weight_decay=0.0).fit((x, y))
+    assert hist.train_loss[-1] < 1e-3 * hist.train_loss[0]
+    assert m.weight.data[0, 0] == pytest.approx(2.0, abs=0.02)
+
+
+def test_gradient_clipping_limits_the_step():
+    x, y = linear_problem(w=100.0)
+    m = Linear(1, 1, rng=0)
+    before = np.concatenate([m.weight.data.ravel(), m.bias.data])
+    make_trainer(m, epochs=1, lr=1.0, grad_clip=0.5).fit((x, y))
+    after = np.concatenate([m.weight.data.ravel(), m.bias.data])
+    assert np.linalg.norm(after - before) == pytest.approx(0.5, rel=1e-5)
+
+
+def test_warmup_schedule_sets_the_learning_rate():
+    x, y = linear_problem(n=8)
+    m = Linear(1, 1, rng=0)
+    hist = make_trainer(m, epochs=6, lr=0.1, warmup_steps=4).fit((x, y))
+    np.testing.assert_allclose(hist.lr, [0.025, 0.05, 0.075, 0.1, 0.1, 0.1])
+    m2 = Linear(1, 1, rng=0)
+    hist2 = make_trainer(m2, epochs=10, lr=0.1, warmup_steps=2, schedule="cosine").fit((x, y))
+    assert hist2.lr[1] == pytest.approx(0.1) and hist2.lr[-1] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_early_stopping_restores_the_best_weights():
+    x, y = linear_problem(w=2.0)
+    m = Linear(1, 1, rng=0)
+    m.weight.data[...] = 0.0
+    m.bias.data[...] = 0.0
+    snaps = []
+    cb = lambda epoch, logs: snaps.append((m.weight.data.copy(), m.bias.data.copy()))  # noqa: E731
+    # Validation wants the opposite slope: it gets worse every epoch, so epoch 0 is best.
+    hist = make_trainer(m, epochs=50, lr=0.05, early_stopping_patience=3, callbacks=[cb]).fit((x, y), (x, -y))
+    assert hist.stop_reason == "early_stopping"
+    assert hist.best_epoch == 0 and len(hist) == 4
+    assert np.all(np.diff(hist.val_loss) > 0)
+    np.testing.assert_array_equal(m.weight.data, snaps[0][0])
+    np.testing.assert_array_equal(m.bias.data, snaps[0][1])
+
+
+def test_regressor_early_stopping_with_validation_data():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 7, 1))
+    y = rng.random((40, 7, 1))          # pure noise: validation cannot keep improving
+    m = SequenceRegressor(epochs=200, optimizer="adam", lr=0.05, batch_size=8, early_stopping_patience=5,
+                          validation_fraction=0.25)
+    m.fit(X, y)
+    h = m.history_
+    assert h.stop_reason == "early_stopping"
+    assert h.best_epoch == int(np.argmin(h.val_loss))
+    assert len(h) == h.best_epoch + 6
+
+
+def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
+    m = SequenceRegressor(lr=1e3, epochs=50)
+    seen = []
+    cb = lambda epoch, logs: seen.append({k: v.copy() for k, v in m.state_dict().items()})  # noqa: E731
+    with pytest.raises(DivergenceError) as info:
+        m.fit(X, y, callbacks=[cb])
+    err = info.value
+    assert err.where and ("encoder.layers.0" in err.where or "head" in err.where)
+    assert err.where in str(err) and f"epoch {err.epoch}" in str(err)
+    assert err.epoch == len(seen)
+    for k, v in m.state_dict().items():          # parameters of the last completed epoch
+        assert np.isfinite(v).all()
+        np.testing.assert_array_equal(v, seen[-1][k])
+    assert m.history_.stop_reason == "diverged"
+
+
+def test_huge_learning_rate_reports_nonfinite_loss_location():
+    rng = np.random.default_rng(0)
+    X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
+    m = SequenceRegressor(lr=1e6, epochs=50)
+    with pytest.raises(DivergenceError, match=r"\(Linear\): output|: grad"):
+        m.fit(X, y)
+    assert all(np.isfinite(p.data).all() for p in m.parameters())
+
+
+def test_locate_and_find_nonfinite():
+    m = SequenceRegressor()
+    X = np.random.default_rng(0).random((2, 7, 1))
+    m.encoder.layers[0].linear2.weight.data[0, 0] = np.inf
+    where = locate_nonfinite(m, lambda: m.forward(X))
+    assert where == "encoder.layers.0.linear2 (Linear): output"
+    assert "forward" not in m.encoder.layers[0].linear2.__dict__     # wrappers removed
+    m2 = SequenceRegressor()
+    m2.forward(X)
+    assert find_nonfinite(m2) is None
+    m2.encoder.layers[0].norm2._cache["xhat"][0, 0, 0] = np.nan
+    assert find_nonfinite(m2) == "encoder.layers.0.norm2: xhat"
+
+
+def test_callbacks_print_and_stop(capsys):
+    x, y = linear_problem()
+    m = Linear(1, 1, rng=0)
+    lines = []
+    stopper = type("Stop", (), {"on_epoch_end": lambda self, tr, epoch, logs: epoch == 4})()
+    hist = make_trainer(m, epochs=20, lr=0.01,
+                        callbacks=[PrintLoss(2, "E{epoch} {loss:.3f}", echo=lines.append), stopper]).fit((x, y))
+    assert len(hist) == 5 and hist.stop_reason == "callback"
+    assert lines == [f"E{e} {hist.train_loss[e]:.3f}" for e in (0, 2, 4)]
+
+
+def test_history_round_trip_and_bad_arguments():
+    h = History(epoch=[0, 1], train_loss=[1.0, 0.5], val_loss=[float("nan"), 0.4], lr=[0.1, 0.1])
+    d = h.to_dict()
+    assert d["val_loss"][0] is None
+    back = History.from_dict(d)
+    assert back.train_loss == h.train_loss and np.isnan(back.val_loss[0])
+    from glassformer.nn import Parameter
+
+    p = Parameter(np.zeros(1))
+    with pytest.raises(InputError):
+        Trainer([p], lambda b: 0.0, optimizer="rmsprop")
+    with pytest.raises(InputError):
+        Trainer([p], lambda b: 0.0, batch_size=0)
+    with pytest.raises(InputError, match="same number of rows"):
+        Trainer([p], lambda b: 0.0, epochs=1).fit((np.zeros(3), np.zeros(4)))
