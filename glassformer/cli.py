@@ -61,3 +61,7 @@ from .commands import demo, predict, train  # noqa: E402  (well-log commands, gl
 cli.add_command(demo)
 cli.add_command(train)
 cli.add_command(predict)
+
+from .check import check_command  # noqa: E402  (numerical self-test, glassformer/check.py)
+
+cli.add_command(check_command)

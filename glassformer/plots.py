@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np

@@ -283,9 +283,9 @@ def _metrics_section(metrics: Mapping) -> str:
     elif _is_records(baselines):
         parts.append(_render("baselines", baselines, units=units))
         used.add("baselines")
+    skip = used | {"attribution", "title", "units"}
     scalars = [(k, v) for k, v in metrics.items()
-               if k not in used and k not in ("attribution", "title", "units") and (_is_scalar(v) and not
-                                                                                   (isinstance(v, str) and len(v) > 80))]
+               if k not in skip and _is_scalar(v) and not (isinstance(v, str) and len(v) > 80)]
     if scalars:
         parts.append(_kv_table(scalars))
     for k, v in metrics.items():

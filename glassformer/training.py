@@ -398,7 +398,20 @@ class Trainer:
         return total
 
     def _update(self) -> None:
-        """Finite check, clipping, schedule and optimizer step for the gradients just computed."""
+        """Clipping (with its finite check), schedule and optimizer step for the gradients just computed.
+
+        Without clipping the gradients are not inspected: a non-finite gradient makes the next
+        forward pass non-finite, which the loss check catches (and :meth:`fit` checks the
+        parameters once more after the last update).
+        """
+        if self.grad_clip is not None:
+            self._clip()
+        if self._schedule is not None:
+            self.optimizer.lr = float(self._schedule.lr_at(self.global_step))
+        self.optimizer.step()
+        self.global_step += 1
+
+    def _clip(self) -> None:
         sq = self._grad_norm_sq()
         if not math.isfinite(sq):
             where = _first_nonfinite_grad(self.named_params)
@@ -407,16 +420,11 @@ class Trainer:
             # Every gradient is finite but the sum of squares overflowed: rescale to get the norm.
             big = max(float(np.max(np.abs(p.grad), initial=0.0)) for p in self.params)
             sq = big * big * sum(float(np.sum((p.grad / big) ** 2)) for p in self.params)
-        if self.grad_clip is not None:
-            norm = math.sqrt(sq)
-            if norm > self.grad_clip:
-                scale = self.grad_clip / (norm + 1e-6)
-                for p in self.params:
-                    p.grad *= scale
-        if self._schedule is not None:
-            self.optimizer.lr = float(self._schedule.lr_at(self.global_step))
-        self.optimizer.step()
-        self.global_step += 1
+        norm = math.sqrt(sq)
+        if norm > self.grad_clip:
+            scale = self.grad_clip / (norm + 1e-6)
+            for p in self.params:
+                p.grad *= scale
 
     def _run_epoch(self, data: tuple, n: int, rng) -> float:
         if self.model is not None:
@@ -503,6 +511,7 @@ class Trainer:
         last_post = 0.0
         try:
             for epoch in range(self.epochs):
+                self._snapshot(last_good)          # the state to fall back to if this epoch diverges
                 try:
                     with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
                         loss = self._run_epoch(train, n, rng)
@@ -522,7 +531,6 @@ class Trainer:
                 hist.train_loss.append(loss)
                 hist.val_loss.append(val_loss)
                 hist.lr.append(lr_now)
-                self._snapshot(last_good)
                 logs = {"loss": loss, "val_loss": val_loss, "lr": lr_now, "step": self.global_step}
                 if self.patience is not None:
                     watched = val_loss if monitor_val else loss
@@ -558,6 +566,13 @@ class Trainer:
             if bar is not None:
                 bar.close()
             hist.seconds = time.perf_counter() - t0
+        bad = [name for name, p in self.named_params if not np.isfinite(p.data).all()]
+        if bad:                             # the very last update overflowed: nothing checked it yet
+            self._restore(last_good)
+            hist.stop_reason = "diverged"
+            raise DivergenceError(f"training diverged in the last update: parameter {bad[0]} is non-finite. "
+                                  f"Parameters restored to their values at the start of the last epoch.",
+                                  epoch=len(hist) - 1, where=f"{bad[0]}: data")
         if best_snap is not None:
             self._restore(best_snap)
         if self.model is not None:

@@ -178,6 +178,7 @@ class SequenceRegressor(Module):
         if p["init"] == "seed":
             self._seed_init()
         self._pos_trainable = bool(self.positional.parameters())
+        self._pe_cache = None
         self._loss = MSELoss()
         self.history_ = None
         self.is_fitted_ = False
@@ -303,8 +304,16 @@ class SequenceRegressor(Module):
         """
         X = self._check_X(X, "SequenceRegressor.forward")
         pos = self._check_positions(positions, X, "SequenceRegressor.forward")
+        return self._forward(X, pos, src_key_padding_mask)
+
+    def _forward(self, X, pos, src_key_padding_mask=None) -> np.ndarray:
+        """``forward`` without argument checks (inputs already validated by the caller)."""
         E = self.embedding(X)
-        P = self.positional(pos)
+        cached = self._pe_cache
+        if cached is not None and cached[0] is pos:     # fixed encoding of the training positions
+            P = cached[1]
+        else:
+            P = self.positional(pos)
         Z = E + P
         H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask,
                          positions=pos if self._rotary else None)
@@ -326,7 +335,7 @@ class SequenceRegressor(Module):
         X, Y, P = batch
         if not np.isfinite(Y).any():       # a window with no observed target teaches nothing
             return 0.0
-        y_hat = self.forward(X, self._shared_pos if P is None else P)
+        y_hat = self._forward(X, self._shared_pos if P is None else P)
         loss = self._loss.forward(y_hat, Y)
         self.backward(self._loss.backward())
         return loss
@@ -382,7 +391,10 @@ class SequenceRegressor(Module):
             X, Y, pos = X[ti], Y[ti], (pos if pos.ndim == 1 else pos[ti])
         if not p["warm_start"]:
             self.reset_parameters()
-        self._shared_pos = pos if pos.ndim == 1 else None
+        self._shared_pos = pos.copy() if pos.ndim == 1 else None
+        if self._shared_pos is not None and not self._pos_trainable:
+            # Fixed encodings of the shared training positions are computed once per fit.
+            self._pe_cache = (self._shared_pos, self.positional(self._shared_pos))
         train = (X, Y, None if pos.ndim == 1 else pos)
         if val is not None:
             shared_v = val[2].ndim == 1
@@ -401,6 +413,7 @@ class SequenceRegressor(Module):
         try:
             self.history_ = trainer.fit(train, val)
         finally:
+            self._pe_cache = None
             self.history_ = trainer.history
             self.clear_cache()
             self.train()

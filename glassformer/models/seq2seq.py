@@ -289,8 +289,6 @@ class Seq2SeqTransformer(Module):
         Call in ``eval()`` mode inside ``no_cache()`` (as :mod:`glassformer.decoding` does).
         """
         memory, src_pad = self.encode(src_ids)
-        if self.decoder.norm is None:
-            pass
         kv = [cross_attention_kv(layer.multihead_attn, memory) for layer in self.decoder.layers]
         return DecoderState([AttentionCache() for _ in self.decoder.layers], kv, src_pad)
 
