@@ -109,20 +109,32 @@ class WellRegressor(nn.Module):
         return self.head(self.encoder(self.embedding(x) + self.pe))
 
 
-class Translator(nn.Module):
-    """Encoder-decoder for translation: scaled token embeddings + sinusoidal encoding, nn.Transformer, generator.
+class _Tokens(nn.Module):
+    def __init__(self, vocab: int, d_model: int, pad: int, dtype):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, d_model, padding_idx=pad, dtype=dtype)
 
-    Parameter names: ``src_embed.weight``, ``tgt_embed.weight``, ``transformer.encoder.layers.0...``,
-    ``transformer.encoder.norm``, ``transformer.decoder...``, ``generator.weight/bias``.
+    def forward(self, ids):
+        return self.embedding(ids)
+
+
+class Translator(nn.Module):
+    """Encoder-decoder for translation, as glassformer's Seq2SeqTransformer (post-norm, no final norms).
+
+    ``sqrt(d_model)``-scaled token embeddings plus a fixed sinusoidal encoding, nn.TransformerEncoder
+    and nn.TransformerDecoder (causal target mask, key padding masks), a linear generator.  Names:
+    ``src_embed.embedding.weight``, ``tgt_embed.embedding.weight``, ``encoder.layers.<i>.*``,
+    ``decoder.layers.<i>.*``, ``generator.*``.
     """
 
     def __init__(self, pe: np.ndarray, vocab: int, d_model: int, nhead: int, d_ff: int, layers: int, pad: int,
                  dtype=torch.float32):
         super().__init__()
-        self.src_embed = nn.Embedding(vocab, d_model, padding_idx=pad, dtype=dtype)
-        self.tgt_embed = nn.Embedding(vocab, d_model, padding_idx=pad, dtype=dtype)
-        self.transformer = nn.Transformer(d_model, nhead, layers, layers, d_ff, dropout=0.0, batch_first=True,
-                                          dtype=dtype)
+        self.src_embed = _Tokens(vocab, d_model, pad, dtype)
+        self.tgt_embed = _Tokens(vocab, d_model, pad, dtype)
+        self.encoder = encoder_stack(d_model, nhead, d_ff, layers, dtype)
+        dec_layer = nn.TransformerDecoderLayer(d_model, nhead, d_ff, dropout=0.0, batch_first=True, dtype=dtype)
+        self.decoder = nn.TransformerDecoder(dec_layer, layers)
         self.generator = nn.Linear(d_model, vocab, dtype=dtype)
         self.register_buffer("pe", torch.from_numpy(np.array(pe, copy=True)), persistent=False)
         self.scale = math.sqrt(d_model)
@@ -130,10 +142,9 @@ class Translator(nn.Module):
 
     def forward(self, src, tgt_in):
         S, T = src.shape[1], tgt_in.shape[1]
-        s = self.src_embed(src) * self.scale + self.pe[:S]
-        t = self.tgt_embed(tgt_in) * self.scale + self.pe[:T]
-        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
         src_pad, tgt_pad = src == self.pad, tgt_in == self.pad
-        h = self.transformer(s, t, tgt_mask=causal, src_key_padding_mask=src_pad, tgt_key_padding_mask=tgt_pad,
-                             memory_key_padding_mask=src_pad)
+        memory = self.encoder(self.src_embed(src) * self.scale + self.pe[:S], src_key_padding_mask=src_pad)
+        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+        h = self.decoder(self.tgt_embed(tgt_in) * self.scale + self.pe[:T], memory, tgt_mask=causal,
+                         tgt_key_padding_mask=tgt_pad, memory_key_padding_mask=src_pad)
         return self.generator(h)

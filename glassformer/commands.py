@@ -203,7 +203,7 @@ def predict(model_dir, data, out, depth_range):
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix == ".csv":
-        io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.6g"))
+        io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
     elif suffix == ".las":
         _write_las(out, log, cols, units, pipe)
     else:
@@ -229,7 +229,7 @@ def _write_las(path: Path, log, cols: dict, units: dict, pipe) -> None:
         if k != "DEPTH":
             las.append_curve(k, np.asarray(v, dtype=float), unit=units.get(k, ""), descr="glassformer prediction")
     buf = _io.StringIO()
-    las.write(buf, version=2.0)
+    las.write(buf, version=2.0, fmt="%.9g")
     io.atomic_write_text(path, buf.getvalue())
 
 

@@ -901,7 +901,7 @@ def plot_comparison(depth, y_true, predictions, *, boundary=None, intervals=None
     preds = {str(k): _vector(v, f"predictions[{k!r}]", where, len(depth)) for k, v in predictions.items()}
     ax = _one_axes(ax, (5.0, 7.0))
     dense = len(depth) > MAX_MARKERS
-    ax.plot(y, depth, **{"color": "black", "lw": 2.0, "label": "observed", **_style(len(depth))})
+    ax.plot(y, depth, **{"color": "black", "label": "observed", **_style(len(depth)), "lw": 1.3 if dense else 2.0})
     dashes = ["--", "-.", ":", (0, (5, 1, 1, 1, 1, 1))]
     for i, (name, p) in enumerate(preds.items()):
         ax.plot(p, depth, color=f"C{(i + 1) % 10}", lw=1.0 if dense else 1.6, ls=dashes[i % len(dashes)],
