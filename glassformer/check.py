@@ -162,10 +162,17 @@ class _Adapter(Module):
         return self._backward_fn(self, grad_output)
 
 
-def _self_attention(mha: MultiheadAttention) -> _Adapter:
-    """One array used as query, key and value (the fused QKV path an encoder takes)."""
-    return _Adapter(mha, lambda a, x, **kw: a.inner(x, x, x, **kw)[0],
-                    lambda a, g: a.inner.backward_grouped(g))
+def _self_attention(mha: MultiheadAttention, grouped: bool = True) -> _Adapter:
+    """One array used as query, key and value (the fused QKV path an encoder takes).
+
+    ``grouped=True`` differentiates through ``backward_grouped`` (what the encoder layers call),
+    ``False`` through ``backward``, whose three gradients a self-attention caller adds.
+    """
+    if grouped:
+        back = lambda a, g: a.inner.backward_grouped(g)  # noqa: E731
+    else:
+        back = lambda a, g: (sum(a.inner.backward(g)),)  # noqa: E731
+    return _Adapter(mha, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], back)
 
 
 def _cross_attention(mha: MultiheadAttention) -> _Adapter:
@@ -440,7 +447,9 @@ def _g_feedforward():
 
 def _g_mha_self(kwargs_fn: Callable) -> Callable:
     def check():
-        return _grad(_self_attention(_mha(15)), (_data(15, B, L, D),), kwargs_fn())
+        x = _data(15, B, L, D)
+        return _grads(("backward_grouped", _self_attention(_mha(15)), (x,), kwargs_fn()),
+                      ("backward", _self_attention(_mha(15), grouped=False), (x,), kwargs_fn()))
     return check
 
 

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     try:
-        cli.main(args=args, prog_name="glassformer", standalone_mode=False)
+        status = cli.main(args=args, prog_name="glassformer", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("glassformer: aborted", err=True)
         return 130
@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         click.echo(f"glassformer: error: {message}", err=True)
         return 2
-    return 0
+    # a command may return its exit status (e.g. ``check`` returns 1 when a check fails)
+    return status if isinstance(status, int) else 0
 
 
 from .report import report_command  # noqa: E402  (sub-commands register after the group exists)

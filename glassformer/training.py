@@ -38,7 +38,7 @@ import numpy as np
 
 from .errors import DivergenceError, InputError
 
-__all__ = ["Trainer", "History", "PrintLoss", "find_nonfinite", "locate_nonfinite", "make_optimizer", "make_schedule"]
+__all__ = ["Trainer", "History", "PrintLoss", "SaveCheckpoint", "find_nonfinite", "locate_nonfinite", "make_optimizer", "make_schedule"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,6 +269,33 @@ class PrintLoss:
                                       lr=logs.get("lr", float("nan"))))
 
 
+class SaveCheckpoint:
+    """Callback writing a resumable checkpoint every ``every`` epochs (atomic, replaces the last one).
+
+    Saved with :func:`glassformer.io.save_checkpoint` into ``path``: the model's ``state_dict``, the
+    optimizer's state, and ``{"epoch", "global_step", "rng" (the shuffling generator's state),
+    "history"}``.  Resuming from it is the job of the caller (see issue 9).
+    """
+
+    def __init__(self, path, every: int = 1, config: dict | None = None):
+        self.path, self.every, self.config = path, max(1, int(every)), dict(config or {})
+
+    def on_epoch_end(self, trainer, epoch: int, logs: dict):
+        if (epoch + 1) % self.every:
+            return None
+        from . import io
+
+        model_state = dict(trainer.model.state_dict()) if trainer.model is not None else \
+            {name: p.data.copy() for name, p in trainer.named_params}
+        rng = getattr(trainer, "rng", None)
+        io.save_checkpoint(self.path, model_state=model_state, optimizer_state=trainer.optimizer.state_dict(),
+                           trainer_state={"epoch": epoch, "global_step": trainer.global_step,
+                                          "rng": rng.bit_generator.state if rng is not None else None,
+                                          "history": trainer.history.to_dict()},
+                           config=self.config)
+        return None
+
+
 # ---------------------------------------------------------------------------------------------
 # the trainer
 # ---------------------------------------------------------------------------------------------
@@ -488,7 +515,7 @@ class Trainer:
         """
         train = tuple(train)
         n = self._n_rows(train)
-        rng = np.random.default_rng(self.seed)
+        rng = self.rng = np.random.default_rng(self.seed)
         n_batches = 1 if self.batch_size is None else math.ceil(n / self.batch_size)
         self._schedule = make_schedule(self.schedule_spec, lr=self.lr, warmup_steps=self.warmup_steps,
                                        total_steps=self.epochs * n_batches)

@@ -198,3 +198,17 @@ def test_history_round_trip_and_bad_arguments():
         Trainer([p], lambda b: 0.0, batch_size=0)
     with pytest.raises(InputError, match="same number of rows"):
         Trainer([p], lambda b: 0.0, epochs=1).fit((np.zeros(3), np.zeros(4)))
+
+
+def test_checkpoint_callback_writes_resumable_state(tmp_path):
+    from glassformer import io
+    from glassformer.training import SaveCheckpoint
+
+    x, y = linear_problem()
+    m = Linear(1, 1, rng=0)
+    tr = make_trainer(m, epochs=5, lr=0.1, batch_size=5, callbacks=[SaveCheckpoint(tmp_path / "ck", every=2)])
+    tr.fit((x, y))
+    ck = io.load_checkpoint(tmp_path / "ck")
+    assert ck.trainer_state["epoch"] == 3 and ck.trainer_state["global_step"] == 16
+    assert len(ck.trainer_state["history"]["train_loss"]) == 4
+    assert set(ck.model_state) == {"weight", "bias"}

@@ -90,7 +90,9 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, echo: Callable 
     for d, phi, kh in zip(DEPTH_FORECAST, POROSITY_FORECAST, f["window14"][7:]):
         echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
     shift = np.max(np.abs(f["window14"][:7] - f["train"]))
-    echo(f"  (scheme B changes the training-depth outputs by up to {shift:.1f} mD)")
+    echo(f"  (scheme B changes the training-depth outputs by up to {shift:.1f} mD: at depths 1-7 it gives "
+         + ", ".join(f"{v:.1f}" for v in f["window14"][:7])
+         + " mD -- the seven values the seed prints mislabelled as depths 8-14)")
 
     # Baselines on the same 7 points (fit quality only: no truth exists at depths 8-14).
     ppt = PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY)
