@@ -152,7 +152,7 @@ class Demo2SeedLoop:
 
 
 def _demo2_make(framework: str, variant, quick: bool):
-    epochs = 20 if quick else 1000
+    epochs = 3 if quick else 1000
     if framework == GF:
         return Demo2Glassformer(epochs, quick)
     if framework == PT:
@@ -164,10 +164,11 @@ def _demo2_check(runners: dict, variant, quick: bool) -> list:
     out = []
     h = runners[GF].history
     shown = {e: v for e, v in SEED_MSE.items() if e <= len(h)}
-    got = {e: round(h[e - 1], 6) for e in shown}
-    ok = all(abs(got[e] - v) < 5e-7 for e, v in shown.items())
-    out.append((ok, "demo 2 glassformer mean batch MSE " +
-                ", ".join(f"@{e}: {got[e]:.6f} (seed {v:.6f})" for e, v in shown.items())))
+    if shown:   # --quick stops before epoch 20
+        got = {e: round(h[e - 1], 6) for e in shown}
+        ok = all(abs(got[e] - v) < 5e-7 for e, v in shown.items())
+        out.append((ok, "demo 2 glassformer mean batch MSE " +
+                    ", ".join(f"@{e}: {got[e]:.6f} (seed {v:.6f})" for e, v in shown.items())))
     ht = runners[PT].history
     diff = max(abs(a - b) for a, b in zip(h, ht))
     out.append((diff < 1e-9, f"demo 2 PyTorch trajectory equals glassformer's: max |diff| = {diff:.2e} "
@@ -279,7 +280,7 @@ def _first_losses_check(label: str):
 
 
 TOKENS_PER_BATCH, TOKENS_QUICK = 8192, 256
-SCALING_T, SCALING_T_QUICK = (64, 128, 256, 512, 1024), (16, 32, 64)
+SCALING_T, SCALING_T_QUICK = (64, 128, 256, 512, 1024), (16, 32)
 
 
 def _scaling_shape(T: int, quick: bool) -> tuple:
@@ -521,12 +522,12 @@ class Case:
 
 
 CASES = {
-    "demo2": Case("demo2", "seed demo 2, float64, 1,000 epochs (quick: 20)", _demo2_make, False, (3, 1),
+    "demo2": Case("demo2", "seed demo 2, float64, 1,000 epochs (quick: 3)", _demo2_make, False, (3, 1),
                   frameworks=(GF, PT, LOOP), check=_demo2_check, time_target=0.4),
     "midsize": Case("midsize", "encoder step B32 T128 d128 h4 ff512 L2, float32", _midsize_make, True, (5, 1),
                     check=_first_losses_check("mid-size encoder"), time_target=1.5, mem_target=1.5),
     "inference": Case("inference", "15/9-F-11 B windowed inference, float32", _inference_make, False, (5, 1),
-                      variants=(1, 16), check=_inference_check, time_target=1.0),
+                      variants=(1, 16), variants_quick=(16,), check=_inference_check, time_target=1.0),
     "translation": Case("translation", "seq2seq step B64 len~10 d128 2+2 V5000, float32", _translation_make,
                         True, (5, 1), check=_first_losses_check("translation"), time_target=1.5),
     "scaling": Case("scaling", "encoder step at 8,192 tokens/batch, float32", _scaling_make, True, (3, 1),

@@ -2,9 +2,10 @@
 
 Usage (from the repository root)::
 
-    python benchmarks/run.py                 # every case, full sizes (about 5-8 minutes on 2 cores)
-    python benchmarks/run.py --quick         # tiny sizes, one repetition (what CI runs)
+    python benchmarks/run.py                 # every case, full sizes (minutes on 2 cores)
+    python benchmarks/run.py --quick         # tiny sizes, one repetition (what CI runs; seconds)
     python benchmarks/run.py --case midsize --case translation --repeats 7
+    python benchmarks/run.py --threads 1     # numpy's BLAS and PyTorch both on one thread
     python benchmarks/run.py --no-memory     # skip the memory subprocesses
 
 Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the seed's
@@ -13,16 +14,18 @@ repetitions (the order flips each repetition).  The table gives the median and m
 repetitions and the ratio of the medians glassformer / PyTorch.  PyTorch gets as many threads as
 numpy's BLAS (``torch.set_num_threads``).
 
-Memory: each framework runs each case in a fresh subprocess (``--memory-worker``); the figure is
-the peak resident set size during the case minus the resident size right after the imports
-("above the imported baseline"; Linux VmHWM, reset after the imports).
+Memory: each framework runs each case in a fresh subprocess (``--memory-worker``): the figure is
+the peak resident set size during the case's run minus the resident size right after the imports
+("above the imported baseline"; Linux VmHWM, reset after building so that reading files does not
+count).  ``--quick`` uses one subprocess per framework for all cases (approximate, but fast).
 
-Exit status 1 if a correctness line fails (e.g. demonstration 2 no longer reproduces the seed).
+Exit status 1 if a correctness line fails (e.g. PyTorch and glassformer trajectories differ).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -33,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
-if str(HERE.parent) not in sys.path:          # run from a clone without installing glassformer
+if importlib.util.find_spec("glassformer") is None:   # a clone that was not pip-installed
     sys.path.insert(1, str(HERE.parent))
 
 import numpy as np  # noqa: E402
@@ -41,59 +44,86 @@ import numpy as np  # noqa: E402
 import harness  # noqa: E402
 from cases import CASES, GF, LOOP, PT  # noqa: E402
 
+_LIMITS = []   # keeps threadpoolctl's limit alive for the whole process
 
-def _set_torch_threads(n: int) -> None:
-    import torch
 
-    torch.set_num_threads(n)
+def set_threads(n: int | None, torch_too: bool = True) -> int:
+    """Limit numpy's BLAS to ``n`` threads (None: leave it); give PyTorch the same number; return it."""
+    if n is not None:
+        from threadpoolctl import threadpool_limits
+
+        _LIMITS.append(threadpool_limits(limits=n, user_api="blas"))
+    n = harness.blas_threads()
+    if torch_too:
+        import torch
+
+        torch.set_num_threads(n)
+    return n
 
 
 # --------------------------------------------------------------------------- memory subprocess
-def memory_worker(case: str, variant: str, framework: str, quick: bool) -> dict:
-    """Run inside the subprocess: imports, baseline, reset peak, build + run the case, report."""
-    import glassformer.models  # noqa: F401  (imports belong to the baseline)
+def memory_worker(framework: str, items: list, quick: bool, threads: int | None) -> list:
+    """Run inside the subprocess: imports, baseline, then per ``case:variant`` build, reset peak, run.
+
+    ``above_kb`` = peak during the run minus the RSS right after the imports: it counts the model,
+    optimizer state and data that stay resident plus everything the run allocates, and leaves out
+    the transient memory of building (reading a LAS file, say).  ``run_kb`` = peak minus the RSS
+    after building (what the steps themselves add).
+    """
+    import gc
+
+    import lasio  # noqa: F401  (imports belong to the baseline, for both frameworks alike)
+    import pandas  # noqa: F401
+
+    import glassformer.data  # noqa: F401
+    import glassformer.models  # noqa: F401
     import glassformer.models.seq2seq  # noqa: F401
-    if framework == PT:
-        import torch  # noqa: F401
-
-        _set_torch_threads(harness.blas_threads())
-    c = CASES[case]
-    v = None if variant == "None" else variant
+    set_threads(threads, torch_too=framework == PT)
+    gc.collect()
     baseline = harness.rss_kb()
-    reset_ok = harness.reset_peak()
-    runner = c.make(framework, v, quick)
-    runner.memory_run()
-    peak = harness.peak_kb()
-    return {"baseline_kb": baseline, "peak_kb": peak, "above_kb": peak - baseline, "reset": reset_ok}
+    out = []
+    for item in items:
+        case, variant = item.split(":")
+        runner = CASES[case].make(framework, None if variant == "None" else variant, quick)
+        gc.collect()
+        built = harness.rss_kb()
+        reset_ok = harness.reset_peak()
+        runner.memory_run()
+        peak = harness.peak_kb()
+        out.append({"item": item, "baseline_kb": baseline, "built_kb": built, "peak_kb": peak,
+                    "above_kb": peak - baseline, "run_kb": peak - built, "reset": reset_ok})
+        del runner
+        gc.collect()
+    return out
 
 
-def measure_memory(case: str, variant, framework: str, quick: bool) -> dict | None:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-worker", case, str(variant), framework]
+def measure_memory(framework: str, items: list, quick: bool, threads: int | None) -> dict:
+    """``{item: result}`` from one worker subprocess running ``items`` in turn (empty on failure)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-worker", framework, *items]
     if quick:
         cmd.append("--quick")
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=str(HERE.parent))
     if res.returncode != 0:
-        print(f"  memory subprocess failed for {case}/{variant}/{framework}:\n{res.stderr[-2000:]}", file=sys.stderr)
-        return None
-    return json.loads(res.stdout.strip().splitlines()[-1])
+        print(f"  memory subprocess failed for {framework} {items}:\n{res.stderr[-2000:]}", file=sys.stderr)
+        return {}
+    return {r["item"]: r for r in json.loads(res.stdout.strip().splitlines()[-1])}
 
 
 # --------------------------------------------------------------------------- formatting
 def _fmt_time(stats: harness.Stats, per_step: bool) -> str:
     k, unit = (1000.0, "ms") if per_step else (1.0, "s")
-    digits = 1 if (stats.median * k) >= 10 else 2 if (stats.median * k) >= 1 else 3
-    return f"{stats.median * k:.{digits}f} [{stats.lo * k:.{digits}f}-{stats.hi * k:.{digits}f}] {unit}"
+    med = stats.median * k
+    digits = 1 if med >= 10 else 2 if med >= 1 else 3
+    return f"{med:.{digits}f} [{stats.lo * k:.{digits}f}-{stats.hi * k:.{digits}f}] {unit}"
 
 
 def _fmt_mem(m: dict | None) -> str:
     return "-" if not m else f"{m['above_kb'] / 1024:.1f}"
 
 
-def _ratio(a: float, b: float) -> str:
-    return "-" if not (a and b) else f"{a / b:.2f}"
-
-
-def _mark(value: float | None, target: float | None) -> str:
+def _verdict(value: float | None, target: float | None) -> str:
     if value is None or target is None:
         return ""
     return f" (<= {target:g}: {'met' if value <= target else 'MISSED'})"
@@ -108,77 +138,116 @@ def _row_label(case, variant) -> str:
 
 
 # --------------------------------------------------------------------------- main
-def run(args) -> int:
-    threads = harness.blas_threads()
-    _set_torch_threads(threads)
-    import torch
-
-    print(f"python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}; "
-          f"{os.cpu_count()} CPUs; numpy BLAS threads {threads}, torch threads {torch.get_num_threads()}")
-    for d in harness.blas_info():
-        print("  threadpool: " + ", ".join(f"{k}={v}" for k, v in d.items()))
-    core = os.environ.get("OPENBLAS_CORETYPE")
-    if core:
-        print(f"  note: OPENBLAS_CORETYPE={core} is set (slows current OpenBLAS kernels)")
-    mode = "quick" if args.quick else "full"
-    print(f"mode: {mode}; memory: {'off' if args.no_memory else 'one subprocess per framework and case'}\n")
-
-    rows, checks, scaling = [], [], {GF: [], PT: [], "T": [], "mem_gf": [], "mem_pt": []}
-    names = args.case or list(CASES)
-    for name in names:
+def _time_cases(args) -> tuple[list, list]:
+    """Build and time every requested case; returns (results, correctness checks)."""
+    results, checks = [], []
+    for name in args.case or list(CASES):
         case = CASES[name]
         repeats = args.repeats or case.repeats[1 if args.quick else 0]
         for variant in case.variant_list(args.quick):
             label = _row_label(case, variant)
-            print(f"[{label}] {case.title}: building ...", flush=True)
+            print(f"[{label}] {case.title}: building, then {repeats} alternating repetition(s) ...", flush=True)
             runners = {fw: case.make(fw, variant, args.quick) for fw in case.frameworks}
-            print(f"[{label}] timing {repeats} alternating repetition(s) ...", flush=True)
             stats = harness.alternate(runners, repeats)
             if case.check is not None:
                 checks.extend(case.check(runners, variant, args.quick))
-            del runners
-            mem = {}
-            if not args.no_memory:
-                for fw in (GF, PT):
-                    mem[fw] = measure_memory(name, variant, fw, args.quick)
-            t_ratio = stats[GF].median / stats[PT].median
-            m_ratio = (mem[GF]["above_kb"] / mem[PT]["above_kb"]) if mem.get(GF) and mem.get(PT) \
-                and mem[PT]["above_kb"] > 0 else None
-            rows.append([label, _fmt_time(stats[GF], case.per_step), _fmt_time(stats[PT], case.per_step),
-                         f"{t_ratio:.2f}{_mark(t_ratio, case.time_target)}", _fmt_mem(mem.get(GF)),
-                         _fmt_mem(mem.get(PT)),
-                         "-" if m_ratio is None else f"{m_ratio:.2f}{_mark(m_ratio, case.mem_target)}"])
-            if LOOP in stats:
-                rows.append([f"{label}: seed per-sequence loop", _fmt_time(stats[LOOP], case.per_step),
-                             _fmt_time(stats[PT], case.per_step),
-                             f"{stats[LOOP].median / stats[PT].median:.2f}", "-", "-", "-"])
-                rows.append([f"{label}: glassformer / seed loop", "", "",
-                             f"{stats[GF].median / stats[LOOP].median:.3f}", "", "", ""])
-            if name == "scaling":
-                scaling["T"].append(int(variant))
-                scaling[GF].append(stats[GF].median)
-                scaling[PT].append(stats[PT].median)
-                scaling["mem_gf"].append(mem[GF]["above_kb"] if mem.get(GF) else None)
-                scaling["mem_pt"].append(mem[PT]["above_kb"] if mem.get(PT) else None)
+            results.append({"case": case, "variant": variant, "label": label, "stats": stats,
+                            "item": f"{name}:{variant}"})
+    return results, checks
 
-    header = ["case", "glassformer median [min-max]", "PyTorch median [min-max]", "time ratio gf/pt",
-              "peak MiB gf", "peak MiB pt", "memory ratio gf/pt"]
-    print("\n" + harness.format_table(header, rows))
-    if len(scaling["T"]) >= 2:
-        T = scaling["T"]
-        parts = [f"time exponent (log-log slope over T={T[0]}..{T[-1]} at fixed tokens/batch): "
-                 f"glassformer {harness.fit_exponent(T, scaling[GF]):.2f}, "
-                 f"PyTorch {harness.fit_exponent(T, scaling[PT]):.2f}"]
-        if all(scaling["mem_gf"]) and all(scaling["mem_pt"]):
-            parts.append(f"memory exponent: glassformer {harness.fit_exponent(T, scaling['mem_gf']):.2f}, "
-                         f"PyTorch {harness.fit_exponent(T, scaling['mem_pt']):.2f}")
-        print("\n" + "\n".join(parts))
+
+def _measure_all(results: list, args) -> dict:
+    """``{framework: {item: memory result}}``: one subprocess per framework and case (one per framework with --quick)."""
+    if args.no_memory:
+        return {GF: {}, PT: {}}
+    print("memory: " + ("one subprocess per framework" if args.quick else "one subprocess per framework and case")
+          + " ...", flush=True)
+    items = [r["item"] for r in results]
+    mem = {}
+    for fw in (GF, PT):
+        mem[fw] = {}
+        for group in ([items] if args.quick else [[i] for i in items]):
+            mem[fw].update(measure_memory(fw, group, args.quick, args.threads))
+    return mem
+
+
+def _table(results: list, mem: dict) -> str:
+    rows = []
+    for r in results:
+        case, stats = r["case"], r["stats"]
+        mg, mp = mem[GF].get(r["item"]), mem[PT].get(r["item"])
+        t_ratio = stats[GF].median / stats[PT].median
+        m_ratio = mg["above_kb"] / mp["above_kb"] if mg and mp and mp["above_kb"] > 0 else None
+        rows.append([r["label"], _fmt_time(stats[GF], case.per_step), _fmt_time(stats[PT], case.per_step),
+                     f"{t_ratio:.2f}{_verdict(t_ratio, case.time_target)}", _fmt_mem(mg), _fmt_mem(mp),
+                     "-" if m_ratio is None else f"{m_ratio:.2f}{_verdict(m_ratio, case.mem_target)}"])
+        if LOOP in stats:
+            rows.append([f"{r['label']}: seed per-sequence loop", _fmt_time(stats[LOOP], case.per_step),
+                         _fmt_time(stats[PT], case.per_step), f"{stats[LOOP].median / stats[PT].median:.2f}",
+                         "-", "-", "-"])
+    header = ["case", "glassformer median [min-max]", "PyTorch median [min-max]", "time gf/pt",
+              "peak MiB gf", "peak MiB pt", "memory gf/pt"]
+    return harness.format_table(header, rows)
+
+
+def _scaling_lines(results: list, mem: dict) -> list:
+    sc = [r for r in results if r["case"].name == "scaling"]
+    if len(sc) < 2:
+        return []
+    T = [int(r["variant"]) for r in sc]
+    lines = [f"scaling, log-log slope over T={T[0]}..{T[-1]} at fixed tokens per batch: time exponent "
+             f"glassformer {harness.fit_exponent(T, [r['stats'][GF].median for r in sc]):.2f}, "
+             f"PyTorch {harness.fit_exponent(T, [r['stats'][PT].median for r in sc]):.2f}"]
+    for fw, key in ((GF, "glassformer"), (PT, "PyTorch")):
+        m = [mem[fw].get(r["item"]) for r in sc]
+        if all(m):
+            lines.append(f"  memory exponent {key}: {harness.fit_exponent(T, [x['above_kb'] for x in m]):.2f} "
+                         f"(peak MiB above imports: {', '.join(str(round(x['above_kb'] / 1024)) for x in m)})")
+    return lines
+
+
+def _memory_details(results: list, mem: dict) -> list:
+    lines = []
+    for r in results:
+        for fw in (GF, PT):
+            m = mem[fw].get(r["item"])
+            if m:
+                lines.append(f"  {r['label']:<22} {fw:<11} imports {m['baseline_kb'] / 1024:7.1f} MiB, "
+                             f"after build +{(m['built_kb'] - m['baseline_kb']) / 1024:6.1f}, "
+                             f"run adds {m['run_kb'] / 1024:7.1f}, peak above imports {m['above_kb'] / 1024:7.1f}")
+    return lines
+
+
+def run(args) -> int:
+    threads = set_threads(args.threads)
+    import torch
+
+    load0 = os.getloadavg()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, torch {torch.__version__}; "
+          f"{os.cpu_count()} CPUs; numpy BLAS threads {threads}, torch threads {torch.get_num_threads()}")
+    for d in harness.blas_info():
+        print("  threadpool: " + ", ".join(f"{k}={v}" for k, v in d.items()))
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        print(f"  note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set (slows current OpenBLAS)")
+    print(f"  load average at start (1, 5, 15 min): {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}")
+    print(f"mode: {'quick' if args.quick else 'full'}\n", flush=True)
+
+    results, checks = _time_cases(args)
+    mem = _measure_all(results, args)
+    print("\n" + _table(results, mem))
+    for line in _scaling_lines(results, mem):
+        print(line)
+    details = _memory_details(results, mem)
+    if details:
+        print("\nmemory (MiB):\n" + "\n".join(details))
     if checks:
         print("\ncorrectness:")
         for ok, msg in checks:
             print(f"  [{'ok' if ok else 'FAIL'}] {msg}")
+    load1 = os.getloadavg()
+    print(f"\nload average at end (1, 5, 15 min): {load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}")
     failed = sum(1 for ok, _ in checks if not ok)
-    print(f"\n{len(checks) - failed}/{len(checks)} correctness checks passed")
+    print(f"{len(checks) - failed}/{len(checks)} correctness checks passed")
     return 1 if failed else 0
 
 
@@ -187,15 +256,19 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="tiny sizes, one repetition (seconds)")
     p.add_argument("--case", action="append", choices=list(CASES), help="run only this case (repeatable)")
     p.add_argument("--repeats", type=int, default=None, help="timed repetitions per case (default per case)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for numpy's BLAS and PyTorch alike (default: numpy's BLAS default)")
     p.add_argument("--no-memory", action="store_true", help="skip the memory subprocesses")
-    p.add_argument("--memory-worker", nargs=3, metavar=("CASE", "VARIANT", "FRAMEWORK"), help=argparse.SUPPRESS)
+    p.add_argument("--memory-worker", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.memory_worker:
-        case, variant, fw = args.memory_worker
-        print(json.dumps(memory_worker(case, variant, fw, args.quick)))
-        return 0
     if args.repeats is not None and args.repeats < 1:
         p.error("--repeats must be >= 1")
+    if args.threads is not None and args.threads < 1:
+        p.error("--threads must be >= 1")
+    if args.memory_worker:
+        fw, *items = args.memory_worker
+        print(json.dumps(memory_worker(fw, items, args.quick, args.threads)))
+        return 0
     return run(args)
 
 

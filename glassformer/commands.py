@@ -49,6 +49,10 @@ def demo(name, out):
 
     names = [name] if name else list(DEMO_NAMES)
     for n in names:
+        if n == "real-wells" and not name and not _volve_available():
+            click.echo("== demo real-wells skipped: the Volve files are not under the data root "
+                       "(set GLASSFORMER_DATA to the folder holding real/; `glassformer demo real-wells` to insist)")
+            continue
         folder = Path(out) / n if (out and not name) else Path(out or Path("glassformer_runs") / n)
         t0 = time.perf_counter()
         click.echo(f"== demo {n} -> {folder}")
@@ -78,6 +82,18 @@ class _GreedyCommand(click.Command):
                 current = None
                 out.append(a)
         return super().parse_args(ctx, out)
+
+
+def _volve_available() -> bool:
+    from .data.volve import volve_path
+    from .errors import DataFileError
+
+    try:
+        for key in ("F-11B", "F-1B", "F-1A"):
+            volve_path(key)
+    except DataFileError:
+        return False
+    return True
 
 
 @click.command("train", cls=_GreedyCommand)
@@ -148,10 +164,17 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     if not test_logs:
         test_logs = train_logs
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
+    pos_options = {}
+    if positional == "learned":
+        if positions == "depth":
+            raise InputError("--positional learned needs --positions index (one learned vector per sample "
+                             "index 1..T); depths in metres are not table indices")
+        pos_options = {"max_len": window + 1}
     pipe = WellPipeline(input_names, target, log_target=log_target, window=window, stride=stride,
                         positions=positions,
                         model_params=dict(d_model=d_model, num_heads=heads, d_ff=2 * d_model, num_layers=layers,
-                                          positional=positional, attn_out_proj=True, init="torch", optimizer="adam",
+                                          positional=positional, positional_options=pos_options,
+                                          attn_out_proj=True, init="torch", optimizer="adam",
                                           lr=lr, batch_size=32, grad_clip=1.0, epochs=epochs,
                                           validation_fraction=0.1, early_stopping_patience=5, random_state=seed,
                                           progress=progress))

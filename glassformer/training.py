@@ -13,15 +13,17 @@ The loop knows nothing about transformers.  It needs
 Per epoch it draws one permutation of the training rows from ``numpy.random.default_rng(seed)``
 (exactly seed 000's ``train_transformer_sequences`` order), walks it in mini-batches of
 ``batch_size`` rows (``None`` = one full batch, no shuffling: seed 000's demonstration 1), and for
-each batch: zero the gradients, ``step``, check the loss and the gradients are finite, clip the
-global gradient norm, set the scheduled learning rate and update.  The epoch's training loss is
-the mean of its batch losses (the seed's "mean batch MSE").
+each batch: zero the gradients, ``step``, check the loss is finite, clip the global gradient norm
+(when asked), set the scheduled learning rate and update.  The epoch's training loss is the mean
+of its batch losses (the seed's "mean batch MSE").
 
-Divergence guard: a non-finite loss or gradient stops training with
-:class:`~glassformer.errors.DivergenceError` naming the first module and tensor found non-finite
-(walked in registration order, which is forward order for glassformer models), and the parameters
-are restored to their values at the start of that epoch -- the last state known to give a finite
-loss.
+Divergence guard: a non-finite loss -- or a layer refusing a non-finite input, or a non-finite
+gradient met while clipping -- stops training with :class:`~glassformer.errors.DivergenceError`.
+The failing batch is re-run with every module's output watched (:func:`locate_nonfinite`), and the
+message names the first module, in call order, whose output went non-finite (e.g.
+``encoder.layers.0.linear2 (Linear): output``); its ``where`` attribute holds the same text.  The
+parameters are restored to their values at the start of that epoch, the last state known to give
+finite losses.
 
 Early stopping (``early_stopping_patience``) watches the validation loss (the training loss when
 there is no validation data) and restores the best parameters at the end.
@@ -38,7 +40,8 @@ import numpy as np
 
 from .errors import DivergenceError, InputError
 
-__all__ = ["Trainer", "History", "PrintLoss", "SaveCheckpoint", "find_nonfinite", "locate_nonfinite", "make_optimizer", "make_schedule"]
+__all__ = ["History", "PrintLoss", "SaveCheckpoint", "Trainer", "find_nonfinite", "locate_nonfinite",
+           "make_optimizer", "make_schedule"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -91,3 +91,13 @@ def test_help_documents_units_and_defaults(capsys):
         cli.main(["train", "--help"], standalone_mode=True)
     text = capsys.readouterr().out
     assert "log10" in text and "default: 32" in text and "TOP:BASE" in text
+
+
+def test_demo_help_lists_every_demo(capsys):
+    from glassformer.cli import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--help"], standalone_mode=True)
+    text = capsys.readouterr().out
+    for name in ("porosity", "neighbor", "synthetic-wells", "real-wells", "--out"):
+        assert name in text

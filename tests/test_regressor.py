@@ -242,3 +242,14 @@ def test_float32_model_stays_float32(batch):
     m.fit(X, y)
     assert m.predict(X).dtype == np.float32
     assert all(p.data.dtype == np.float32 for p in m.parameters())
+
+
+def test_explicit_validation_data_and_per_window_positions(batch):
+    X, y = batch
+    pos = np.arange(35, dtype=float).reshape(5, 7) * 0.1 + 3000.0      # depths in metres
+    m = SequenceRegressor(epochs=3, optimizer="adam", lr=0.01, positional="sinusoidal", d_model=4)
+    m.fit(X[:4], y[:4], pos[:4], X_val=X[4:], y_val=y[4:], positions_val=pos[4:])
+    want = float(np.mean((m.predict(X[4:], pos[4:]) - y[4:]) ** 2))
+    assert m.history_.val_loss[-1] == pytest.approx(want)
+    with pytest.raises(InputError, match="positions_val"):
+        m.fit(X[:4], y[:4], pos[:4], X_val=X[4:], y_val=y[4:])

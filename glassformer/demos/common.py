@@ -173,7 +173,7 @@ class WellPipeline:
     window : int, default 32
         Samples per window (T).
     stride : int or None
-        Step between training windows (default ``window // 4``).
+        Step between training windows (default ``window // 2``).
     positions : {"index", "depth"}
         Position of each sample: its index inside the window (1..T) or its depth (file unit, m).
     model_params : dict
@@ -207,7 +207,7 @@ class WellPipeline:
         if int(self.window) < 2:
             raise InputError(f"WellPipeline: window must be >= 2 samples, got {self.window!r}")
         self.window = int(self.window)
-        self.stride = int(self.stride) if self.stride else max(1, self.window // 4)
+        self.stride = int(self.stride) if self.stride else max(1, self.window // 2)
         self.log = Log10Transform(self.floor_mD) if self.log_target else None
 
     # --- arrays of one log --------------------------------------------------------------------
@@ -444,7 +444,6 @@ def run_well_experiment(out, train_logs, test_logs, pipe: WellPipeline, *, title
     write_csv(out / "predictions.csv", rows)
     # Figures: the first test well against depth (with the training log above it when it is the same well).
     show = test_logs[0]
-    frames = [r for r in (train_rows, test_rows)]
     same = rows[rows["well"] == show.name]
     ucol = "log10_mD" if pipe.log_target else "mD"
     A, A_depth = pipe.attention_window(show)
@@ -458,7 +457,6 @@ def run_well_experiment(out, train_logs, test_logs, pipe: WellPipeline, *, title
                   boundary=boundary, quantity=f"{pipe.target} (log10)" if pipe.log_target else pipe.target,
                   unit=unit, porosity=phi_all, permeability=np.where(k_all > 0, k_all, np.nan),
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2), title=title)
-    del frames
     echo(format_metrics_table(metrics, unit))
     return metrics
 

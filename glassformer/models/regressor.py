@@ -19,13 +19,12 @@ cos t/100]``, the seed's initialisation (``init="seed"``) and full-batch gradien
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 
 from .._validation import as_float_array, check_dtype, check_ndim, check_positive_int
-from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
+from ..errors import InputError, ModelFileError, ShapeError
 from ..losses import MSELoss
 from ..nn.input_embedding import get_input_embedding
 from ..nn.linear import Linear
@@ -373,8 +372,11 @@ class SequenceRegressor(Module):
         if X_val is not None:
             Xv = self._check_X(X_val, "SequenceRegressor.fit (X_val)")
             Yv = self._check_y(y_val, Xv, "SequenceRegressor.fit (y_val)")
+            if positions_val is None and pos.ndim == 2:
+                raise InputError("SequenceRegressor.fit: positions are given per window (n, seq), so X_val "
+                                 "needs positions_val of shape (n_val, seq) too")
             pv = self._check_positions(positions_val if positions_val is not None else
-                                       (pos if pos.ndim == 1 and pos.shape[0] == Xv.shape[1] else None),
+                                       (pos if pos.shape[0] == Xv.shape[1] else None),
                                        Xv, "SequenceRegressor.fit (positions_val)")
             val = (Xv, Yv, pv)
         elif p["validation_fraction"]:
@@ -574,7 +576,7 @@ class SequenceRegressor(Module):
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
-        defaults = _DEFAULTS
+        defaults = _defaults()
         shown = [f"{k}={v!r}" for k, v in self._params.items() if defaults.get(k, object()) != v]
         fitted = "fitted" if self.is_fitted_ else "not fitted"
         body = ", ".join(shown)
@@ -620,8 +622,13 @@ def _fresh_state(params: dict) -> dict:
     return SequenceRegressor(**kw).state_dict()
 
 
-import inspect as _inspect  # noqa: E402  (after the class: read its defaults once)
+def _defaults() -> dict:
+    """Constructor defaults (for the compact ``repr``), read from the signature."""
+    import inspect
 
-_DEFAULTS = {k: (dict(v.default or {}) if k.endswith("_options") else v.default)
-             for k, v in _inspect.signature(SequenceRegressor.__init__).parameters.items() if k != "self"}
-_DEFAULTS["dtype"] = "float64"
+    out = {}
+    for k, v in inspect.signature(SequenceRegressor.__init__).parameters.items():
+        if k != "self":
+            out[k] = dict(v.default or {}) if k.endswith("_options") else v.default
+    out["dtype"] = "float64"
+    return out
