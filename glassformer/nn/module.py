@@ -85,6 +85,7 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_dtype", None)
         self.training = True
         self._keep_cache = True
         self._cache = None
@@ -99,8 +100,10 @@ class Module:
         mods.pop(name, None)
         if isinstance(value, Parameter):
             params[name] = value
+            object.__setattr__(self, "_dtype", None)   # the cached dtype may change
         elif isinstance(value, Module):
             mods[name] = value
+            object.__setattr__(self, "_dtype", None)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -120,7 +123,8 @@ class Module:
     # --- caching for backward -----------------------------------------
     def _save(self, **tensors) -> None:
         """Keep what ``backward`` needs (nothing when caching is off, e.g. in ``predict``)."""
-        self._cache = tensors if self._keep_cache else None
+        # object.__setattr__: this runs on every forward, so skip the registration logic
+        object.__setattr__(self, "_cache", tensors if self._keep_cache else None)
 
     def _saved(self) -> dict:
         """Return the forward cache, or raise :class:`NotReadyError` if there is none."""
@@ -194,10 +198,15 @@ class Module:
 
     @property
     def dtype(self) -> np.dtype:
-        """The floating dtype of the parameters (float64 when the module has none)."""
-        for p in self.parameters():
-            return p.dtype
-        return np.dtype(np.float64)
+        """The floating dtype of the parameters (float64 when the module has none).
+
+        Cached, because layers read it on every forward; ``to()`` and assigning a
+        parameter or child reset the cache.
+        """
+        if self._dtype is None:
+            first = next(iter(self.named_parameters()), None)
+            object.__setattr__(self, "_dtype", first[1].dtype if first else np.dtype(np.float64))
+        return self._dtype
 
     def to(self, dtype) -> "Module":
         """Cast every parameter (and its gradient) to ``dtype`` (float64 or float32), in place; returns self."""
@@ -207,6 +216,7 @@ class Module:
                 p.data = p.data.astype(dt)
                 p.grad = p.grad.astype(dt)
         for m in self.modules():
+            object.__setattr__(m, "_dtype", None)
             m._on_dtype_change(dt)
         return self
 
