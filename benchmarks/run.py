@@ -33,6 +33,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+# PyTorch's OpenMP threads spin while they wait (libgomp's ACTIVE policy); when the two cores are
+# shared with anything else that turns microsecond ops into scheduler time slices (measured: 20x
+# slower for demonstration 2 at load 4).  Passive waiting is set unless the caller chose a policy.
+_OMP_POLICY_DEFAULTED = "OMP_WAIT_POLICY" not in os.environ
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
@@ -227,6 +233,8 @@ def run(args) -> int:
           f"{os.cpu_count()} CPUs; numpy BLAS threads {threads}, torch threads {torch.get_num_threads()}")
     for d in harness.blas_info():
         print("  threadpool: " + ", ".join(f"{k}={v}" for k, v in d.items()))
+    print(f"  OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}"
+          + (" (set by this script; export OMP_WAIT_POLICY to choose)" if _OMP_POLICY_DEFAULTED else ""))
     if os.environ.get("OPENBLAS_CORETYPE"):
         print(f"  note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set (slows current OpenBLAS)")
     print(f"  load average at start (1, 5, 15 min): {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}")

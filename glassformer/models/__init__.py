@@ -1,5 +1,6 @@
 """Complete models built from the layers in :mod:`glassformer.nn`, each with fit/predict."""
 
+from .lstm_regressor import LSTMRegressor
 from .regressor import SequenceRegressor
 
-__all__ = ["SequenceRegressor"]
+__all__ = ["LSTMRegressor", "SequenceRegressor"]

@@ -1,0 +1,347 @@
+"""Per-position regression with an LSTM: the baseline seed 000's transformer succeeds (issue 6).
+
+At every position ``t`` of a window of well-log samples the model predicts the target log(s)::
+
+    H = LSTM(X)                         (batch, seq, D * hidden_size), D = 2 if bidirectional
+    y_hat = W_y H + b_y                 linear head, (batch, seq, n_targets)
+
+The LSTM is :class:`glassformer.nn.LSTM` (hand-written backward through time, PyTorch's gate
+order and parameter names: ``lstm.weight_ih_l0``, ..., ``head.weight``, ``head.bias``).
+
+**Bidirectional by default.**  A well log has no arrow of time: permeability at one depth is
+related to the rock both above and below it (seed 000's demonstration 2 even makes the target
+depend on the *next* depth).  A one-directional LSTM would see only the shallower part of the
+window at each depth, while the transformer it is compared with attends over the whole window;
+``bidirectional=True`` gives both models the same context.  Pass ``bidirectional=False`` for a
+causal model (e.g. while drilling, where deeper samples do not exist yet).
+
+The data pipeline, training loop and file format are those of
+:class:`~glassformer.models.SequenceRegressor`: the same :class:`~glassformer.training.Trainer`
+(optimizer, mini-batches shuffled by ``default_rng(random_state)``, gradient clipping, early
+stopping with best-weight restore, divergence guard), :class:`~glassformer.losses.MSELoss` with
+NaN targets masked out of the loss, ``validation_fraction`` split, ``score`` (R²), and
+``save``/``load`` through :func:`glassformer.io.save_model` with kind ``"lstm_regressor"``.
+``positions`` are accepted wherever the transformer takes them, so both models plug into the
+same pipeline, and ignored: the recurrence itself orders the samples.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .._validation import as_float_array, check_dtype, check_ndim, check_positive_int
+from ..errors import InputError, ModelFileError, ShapeError
+from ..losses import MSELoss
+from ..nn.linear import Linear
+from ..nn.module import Module
+from ..nn.recurrent import LSTM
+from ..training import History, Trainer
+from .regressor import _masked_mse
+
+__all__ = ["LSTMRegressor"]
+
+#: Version of the saved-model layout written by :meth:`LSTMRegressor.save`.
+FORMAT_VERSION = 1
+MODEL_KIND = "lstm_regressor"
+
+# Constructor arguments that change the module tree (changing them rebuilds the parameters).
+_ARCH_PARAMS = ("n_features", "n_targets", "hidden_size", "num_layers", "bidirectional", "dropout",
+                "random_state", "dtype")
+
+
+class LSTMRegressor(Module):
+    """(Bidirectional) LSTM that regresses target logs at every position of a window.
+
+    Parameters
+    ----------
+    n_features : int, default 1
+        Input logs per depth sample (1 = porosity only; 3 for PHIF, VSH, SW).
+    n_targets : int, default 1
+        Target logs per depth sample.
+    hidden_size : int, default 16
+        Width of each direction's hidden and cell state.
+    num_layers : int, default 1
+        Stacked LSTM layers.
+    bidirectional : bool, default True
+        Read the window top-down and bottom-up and concatenate (see the module docstring).
+    dropout : float, default 0.0
+        Dropout between stacked LSTM layers (training only, as ``torch.nn.LSTM``).
+    optimizer : {"sgd", "adam", "adamw"}, default "adam"
+    lr : float, default 3e-3
+    momentum, weight_decay : float, default 0.0
+    batch_size : int or None, default 32
+        Windows per update; None = full batch.
+    epochs : int, default 100
+    grad_clip : float or None, default 1.0
+        Global gradient-norm clipping (recurrent nets can have exploding gradients).
+    warmup_steps : int, default 0
+    schedule : {None, "constant", "cosine", "linear", "noam"}
+    early_stopping_patience : int or None
+        Epochs without validation improvement before stopping; the best weights are restored.
+    validation_fraction : float or None
+        Hold out this fraction of the training windows (seeded by ``random_state``) for
+        validation when no explicit ``X_val`` is given.
+    random_state : int, default 42
+        Initialisation (PyTorch's U(-1/sqrt(H), 1/sqrt(H)) for the LSTM, PyTorch's Linear init for the
+        head, both from ``numpy.random.default_rng(random_state)``), shuffling, dropout and the
+        validation split.
+    dtype : {"float64", "float32"}, default "float64"
+    progress : bool, default False
+    warm_start : bool, default False
+        ``fit`` continues from the current weights instead of re-initialising.
+
+    Attributes
+    ----------
+    lstm : glassformer.nn.LSTM
+    head : glassformer.nn.Linear
+    history_ : History
+    is_fitted_ : bool
+    """
+
+    def __init__(self, n_features: int = 1, n_targets: int = 1, hidden_size: int = 16, num_layers: int = 1,
+                 bidirectional: bool = True, dropout: float = 0.0, optimizer: str = "adam", lr: float = 3e-3,
+                 momentum: float = 0.0, weight_decay: float = 0.0, batch_size: int | None = 32,
+                 epochs: int = 100, grad_clip: float | None = 1.0, warmup_steps: int = 0,
+                 schedule: str | None = None, early_stopping_patience: int | None = None,
+                 validation_fraction: float | None = None, random_state: int = 42, dtype: str = "float64",
+                 progress: bool = False, warm_start: bool = False):
+        super().__init__()
+        self._params = dict(
+            n_features=n_features, n_targets=n_targets, hidden_size=hidden_size, num_layers=num_layers,
+            bidirectional=bool(bidirectional), dropout=dropout, optimizer=optimizer, lr=lr, momentum=momentum,
+            weight_decay=weight_decay, batch_size=batch_size, epochs=epochs, grad_clip=grad_clip,
+            warmup_steps=warmup_steps, schedule=schedule, early_stopping_patience=early_stopping_patience,
+            validation_fraction=validation_fraction, random_state=random_state, dtype=str(np.dtype(dtype)),
+            progress=progress, warm_start=warm_start)
+        self._build()
+
+    def _build(self) -> None:
+        p = self._params
+        for name in ("n_features", "n_targets", "hidden_size", "num_layers"):
+            check_positive_int(p[name], name, "LSTMRegressor")
+        dt = check_dtype(p["dtype"])
+        self._dtype_np = dt
+        gen = np.random.default_rng(p["random_state"])
+        self.lstm = LSTM(p["n_features"], p["hidden_size"], p["num_layers"], dropout=p["dropout"],
+                         bidirectional=p["bidirectional"], rng=gen, dtype=dt)
+        width = p["hidden_size"] * (2 if p["bidirectional"] else 1)
+        self.head = Linear(width, p["n_targets"], rng=gen, dtype=dt)
+        self._loss = MSELoss()
+        self.history_ = None
+        self.is_fitted_ = False
+
+    def reset_parameters(self) -> None:
+        """Re-draw every parameter from ``random_state`` (the state right after construction)."""
+        fresh = LSTMRegressor(**dict(self._params, warm_start=False))
+        self.load_state_dict(fresh.state_dict())
+        self.lstm._dropout_rng = fresh.lstm._dropout_rng     # the same dropout masks on every fit
+
+    # ------------------------------------------------------------------ sklearn-style params
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor arguments as a dict."""
+        return dict(self._params)
+
+    def set_params(self, **params) -> "LSTMRegressor":
+        """Change constructor arguments; architecture changes rebuild (re-initialise) the model.
+
+        Raises
+        ------
+        InputError
+            For an unknown name (the message lists the valid ones).
+        """
+        unknown = sorted(set(params) - set(self._params))
+        if unknown:
+            raise InputError(f"LSTMRegressor.set_params: unknown parameter(s) {unknown}; "
+                             f"valid: {sorted(self._params)}")
+        rebuild = any(k in _ARCH_PARAMS and params[k] != self._params[k] for k in params)
+        for k, v in params.items():
+            self._params[k] = str(np.dtype(v)) if k == "dtype" else v
+        if rebuild:
+            for name in list(self._modules):
+                delattr(self, name)
+            self._build()
+        return self
+
+    def __getattr__(self, name):
+        # Hyperparameters read as attributes (model.lr, model.hidden_size), like scikit-learn estimators.
+        params = self.__dict__.get("_params")
+        if params is not None and name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    # ------------------------------------------------------------------ checks (the regressor's rules)
+    def _check_X(self, X, where: str) -> np.ndarray:
+        X = as_float_array(X, "X", where, dtype=self._dtype_np)
+        check_ndim(X, (3,), "X", where, layout="(batch, seq, n_features)")
+        if X.shape[-1] != self._params["n_features"]:
+            raise ShapeError(f"{where}: X has {X.shape[-1]} feature(s) on its last axis (shape {X.shape}), "
+                             f"the model expects n_features={self._params['n_features']}")
+        return X
+
+    def _check_y(self, y, X: np.ndarray, where: str) -> np.ndarray:
+        y = as_float_array(y, "y", where, dtype=self._dtype_np, allow_nan=True)
+        if y.ndim == 2 and self._params["n_targets"] == 1:
+            y = y[..., None]
+        want = X.shape[:2] + (self._params["n_targets"],)
+        if y.shape != want:
+            raise ShapeError(f"{where}: y must have shape (batch, seq, n_targets) = {want}, got {y.shape}")
+        return y
+
+    # ------------------------------------------------------------------ forward / backward
+    def forward(self, X, positions=None) -> np.ndarray:
+        """``y_hat (batch, seq, n_targets)`` from ``X (batch, seq, n_features)``; ``positions`` is ignored."""
+        X = self._check_X(X, "LSTMRegressor.forward")
+        H, _ = self.lstm(X)
+        return self.head(H)
+
+    def backward(self, grad_output) -> np.ndarray:
+        """Back-propagate ``dL/dy_hat``; adds every parameter gradient and returns ``dL/dX``."""
+        dX, _ = self.lstm.backward(self.head.backward(grad_output))
+        return dX
+
+    # ------------------------------------------------------------------ training
+    def _train_step(self, batch) -> float:
+        X, Y = batch
+        if not np.isfinite(Y).any():       # a window with no observed target teaches nothing
+            return 0.0
+        loss = self._loss.forward(self.forward(X), Y)
+        self.backward(self._loss.backward())
+        return loss
+
+    def _eval_step(self, batch) -> float:
+        X, Y = batch
+        return _masked_mse(self._predict_array(X), Y)
+
+    def fit(self, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None,
+            callbacks=()) -> "LSTMRegressor":
+        """Train on windows ``X (n, seq, n_features)`` with targets ``y (n, seq, n_targets)``.
+
+        NaN targets are masked out of the loss.  Validation: ``X_val``/``y_val``, or
+        ``validation_fraction`` of the windows.  ``positions``/``positions_val`` are accepted for
+        the regressor's signature and ignored.
+
+        Returns
+        -------
+        self, with ``history_``.
+
+        Raises
+        ------
+        ShapeError, InputError
+            Bad shapes, NaN/inf inputs, inf targets, a bad ``validation_fraction``.
+        DivergenceError
+            Non-finite loss or gradient (parameters restored to the start of the failing epoch).
+        """
+        p = self._params
+        where = "LSTMRegressor.fit"
+        X = self._check_X(X, where)
+        Y = self._check_y(y, X, where)
+        val = None
+        if X_val is not None:
+            Xv = self._check_X(X_val, f"{where} (X_val)")
+            val = (Xv, self._check_y(y_val, Xv, f"{where} (y_val)"))
+        elif p["validation_fraction"]:
+            frac = float(p["validation_fraction"])
+            if not 0.0 < frac < 1.0:
+                raise InputError(f"{where}: validation_fraction must be in (0, 1), got {frac}")
+            n_val = max(1, int(round(frac * len(X))))
+            if n_val >= len(X):
+                raise InputError(f"{where}: {len(X)} window(s) are too few to hold out validation_fraction={frac}")
+            # The same split as SequenceRegressor with the same random_state: identical windows held out.
+            order = np.random.default_rng(p["random_state"]).permutation(len(X))
+            vi, ti = np.sort(order[:n_val]), np.sort(order[n_val:])
+            val = (X[vi], Y[vi])
+            X, Y = X[ti], Y[ti]
+        if not p["warm_start"]:
+            self.reset_parameters()
+        trainer = Trainer(self.parameters(), self._train_step, optimizer=p["optimizer"], lr=p["lr"],
+                          momentum=p["momentum"], weight_decay=p["weight_decay"], epochs=p["epochs"],
+                          batch_size=p["batch_size"], seed=p["random_state"], grad_clip=p["grad_clip"],
+                          schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
+                          early_stopping_patience=p["early_stopping_patience"], model=self,
+                          progress=p["progress"], callbacks=callbacks,
+                          named_params=list(self.named_parameters()))
+        self.trainer_ = trainer
+        try:
+            self.history_ = trainer.fit((X, Y), val)
+        finally:
+            self.history_ = trainer.history
+            self.clear_cache()
+            self.train()
+        self.is_fitted_ = True
+        return self
+
+    # ------------------------------------------------------------------ inference
+    def _predict_array(self, X, chunk: int = 2048) -> np.ndarray:
+        was_training = self.training
+        self.eval()
+        try:
+            with self.no_cache():
+                return np.concatenate([self.forward(X[s:s + chunk]) for s in range(0, len(X), chunk)], axis=0)
+        finally:
+            self.train(was_training)
+
+    def predict(self, X, positions=None) -> np.ndarray:
+        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches."""
+        return self._predict_array(self._check_X(X, "LSTMRegressor.predict"))
+
+    def score(self, X, y, positions=None) -> float:
+        """Coefficient of determination R² over all non-NaN target entries."""
+        X = self._check_X(X, "LSTMRegressor.score")
+        Y = self._check_y(y, X, "LSTMRegressor.score")
+        pred = self._predict_array(X)
+        ok = np.isfinite(Y)
+        if ok.sum() < 2:
+            raise InputError("LSTMRegressor.score: fewer than two observed targets")
+        t, q = Y[ok], pred[ok]
+        ss_tot = float(np.sum((t - t.mean()) ** 2))
+        return 1.0 - float(np.sum((t - q) ** 2)) / ss_tot if ss_tot > 0 else float("nan")
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, directory, *, overwrite: bool = False, extra: dict | None = None) -> Path:
+        """Write ``model.npz`` and ``model.json`` (kind ``"lstm_regressor"``) into ``directory``, atomically."""
+        from .. import io
+
+        config = {"format_version": FORMAT_VERSION, "params": self.get_params(),
+                  "is_fitted": bool(self.is_fitted_),
+                  "history": self.history_.to_dict() if self.history_ is not None else None}
+        if extra:
+            config["extra"] = extra
+        return io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
+
+    @classmethod
+    def load(cls, directory) -> "LSTMRegressor":
+        """Rebuild a model written by :meth:`save`.
+
+        Raises
+        ------
+        ModelFileError
+            Missing/corrupt files, another kind of model, or an unsupported format version.
+        """
+        from .. import io
+
+        state, config, kind = io.load_model(directory)
+        if kind != MODEL_KIND:
+            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND!r}")
+        if config.get("format_version") != FORMAT_VERSION:
+            raise ModelFileError(f"{directory}: format_version {config.get('format_version')!r} is not supported "
+                                 f"(this glassformer reads version {FORMAT_VERSION})")
+        try:
+            model = cls(**config["params"])
+            model.load_state_dict(state)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ModelFileError(f"{directory}: cannot rebuild the model from its config ({exc})") from None
+        model.is_fitted_ = bool(config.get("is_fitted", True))
+        if config.get("history"):
+            model.history_ = History.from_dict(config["history"])
+        model.extra_ = config.get("extra", {})
+        return model
+
+    def __repr__(self) -> str:
+        p = self._params
+        fitted = "fitted" if self.is_fitted_ else "not fitted"
+        return (f"LSTMRegressor(n_features={p['n_features']}, hidden_size={p['hidden_size']}, "
+                f"num_layers={p['num_layers']}, bidirectional={p['bidirectional']})  "
+                f"# {self.num_parameters()} parameters, {fitted}")
+
