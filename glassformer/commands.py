@@ -96,6 +96,142 @@ def _volve_available() -> bool:
     return True
 
 
+# --- fault tolerance of `glassformer train` (checkpoints, --resume, signals, divergence) ----------
+#: Options that may differ between an interrupted run and its ``--resume`` (they do not change the result).
+_RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
+
+
+def _run_signature(params: dict) -> dict:
+    """The ``train`` options that must match for ``--resume`` (file paths made absolute), JSON-able."""
+    sig = {}
+    for key, value in params.items():
+        if key in _RESUME_FREE:
+            continue
+        if key in ("data", "test_data"):
+            value = [str(Path(v).resolve()) for v in value]
+        sig[key] = list(value) if isinstance(value, tuple) else value
+    return sig
+
+
+def _load_resume(resume, params: dict):
+    """Read ``--resume DIR`` (a checkpoint folder or a run folder holding ``checkpoint/``) and check it fits.
+
+    Raises
+    ------
+    ModelFileError
+        Unreadable checkpoint, or one not written by ``glassformer train``.
+    InputError
+        The checkpoint was written with other options (the message lists them).
+    """
+    from . import io
+    from .errors import ModelFileError
+
+    folder = Path(resume)
+    if (folder / "checkpoint" / "checkpoint.json").exists() or (folder / "checkpoint" / "checkpoint.npz").exists():
+        folder = folder / "checkpoint"
+    ck = io.load_checkpoint(folder)
+    saved = (ck.config or {}).get("options") if isinstance(ck.config, dict) else None
+    if not isinstance(saved, dict):
+        raise ModelFileError(f"--resume {resume}: the checkpoint was not written by `glassformer train`")
+    mine = _run_signature(params)
+    differ = [f"--{k.replace('_', '-')} is {saved.get(k)!r} there, {v!r} here" for k, v in mine.items()
+              if saved.get(k) != v]
+    if differ:
+        raise InputError(f"--resume {resume}: the checkpoint was written with other options "
+                         f"({'; '.join(differ)}); rerun with the options of the interrupted run")
+    return ck, folder
+
+
+def _resume_hint(ctx: click.Context, folder) -> str:
+    """The command line that resumes this run: its non-default options plus ``--resume folder``."""
+    import shlex
+
+    parts = ["glassformer", "train"]
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in ("resume", "overwrite"):
+            continue
+        value = ctx.params.get(param.name)
+        if param.is_flag:
+            if value != param.default:
+                parts.append(param.opts[0] if value else param.secondary_opts[0])
+            continue
+        if value is None or value == () or value == param.default:
+            continue
+        for v in (value if param.multiple else (value,)):
+            parts += [param.opts[0], str(v)]
+    parts += ["--resume", str(folder)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _check_out_folder(out, *, overwrite: bool) -> None:
+    """Refuse an existing file or non-empty folder ``--out`` (unless ``overwrite``) without creating it.
+
+    A run that fails on its inputs then leaves no folder behind that would block the corrected rerun.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise InputError(f"--out {out}: folder exists and is not empty; pass --overwrite to replace its files")
+
+
+def _check_training_logs(logs, train_logs, input_names, target, window: int, interval: str) -> None:
+    """Check the training interval of every ``--data`` well before anything is fitted.
+
+    Raises
+    ------
+    CurveNotFoundError
+        An input or the target is not in a file (the message lists the available curves).
+    DataFileError
+        A curve has no valid (non-null) sample in the training interval of a file, or no file has a
+        gap-free run of inputs as long as ``--window``.
+    """
+    import numpy as np
+
+    from .data.windows import contiguous_runs
+    from .errors import DataFileError
+
+    longest = []
+    for full, g in zip(logs, train_logs):
+        where = f"{full.source or full.name}"
+        for role, m in [*(("input", m) for m in input_names), ("target", target)]:
+            values = np.asarray(g.curve(m), dtype=np.float64)
+            if not np.isfinite(values).any():
+                raise DataFileError(f"{where}: {role} curve {m} has no valid (non-null) sample in the training "
+                                    f"interval {interval} {g.depth_unit} ({len(values)} samples, all null)")
+        ok = g.valid_mask(input_names)
+        runs = [b - a for a, b in contiguous_runs(ok)]
+        longest.append((max(runs, default=0), where))
+    best = max(n for n, _ in longest)
+    if best < window:
+        listing = "; ".join(f"{w}: {n}" for n, w in longest)
+        raise DataFileError(f"--window {window}: no gap-free run of inputs {', '.join(input_names)} is that long in "
+                            f"the training interval {interval} (longest per file: {listing}); use --window {best} "
+                            f"or less" if best >= 2 else
+                            f"--window {window}: the training interval {interval} holds no gap-free run of at least "
+                            f"2 samples of inputs {', '.join(input_names)} (longest per file: {listing})")
+
+
+def _keep_last_good(pipe, train_logs, out) -> str:
+    """After a divergence: save the pipeline with its last good parameters into ``out/model``.
+
+    The baselines are fitted as :meth:`WellPipeline.fit` does after a successful training, so the
+    saved folder works with ``glassformer predict``.  Returns a sentence for the error message.
+    """
+    import numpy as np
+
+    from .baselines import PorosityPermeabilityTransform, TrainingMean
+
+    phi, k = pipe._porosity_and_target(train_logs)
+    pipe.baseline_ppt = PorosityPermeabilityTransform().fit_log10(phi, k) if pipe.log_target else \
+        PorosityPermeabilityTransform(floor_mD=pipe.floor_mD).fit(phi, k)
+    pipe.baseline_mean = TrainingMean().fit(None, np.concatenate([pipe.target_values(g) for g in train_logs]))
+    pipe.model.is_fitted_ = True
+    folder = Path(out) / "model"
+    pipe.save(folder, overwrite=True)
+    return f"The last good model was saved to {folder}."
+
+
 @click.command("train", cls=_GreedyCommand)
 @click.option("--data", "data", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
               help="Well file (.las or .csv); repeat for several wells. All must share one depth unit.")
@@ -126,24 +262,49 @@ def _volve_available() -> bool:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
+@click.option("--checkpoint-every", default=1, show_default=True, type=click.IntRange(1), metavar="N",
+              help="Save a resumable checkpoint into OUT/checkpoint every N epochs.")
+@click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
+              help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
+                   "give the same options as the interrupted run.")
 def train(data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs, positions,
-          positional, d_model, heads, layers, lr, seed, out, overwrite, progress):
+          positional, d_model, heads, layers, lr, seed, out, overwrite, progress, checkpoint_every, resume):
     """Train a transformer on well logs and report it beside the baselines.
 
     Scaling is fitted on the training interval only; NaN targets (gaps, LAS nulls) are masked out
     of the loss; windows never cross gaps in the inputs.  Metrics (RMSE, MAE in the target's
     units, R²) are for the transformer, the porosity-permeability transform (linear regression of
     log10 k on porosity) and the training mean, on the same split.
+
+    \b
+    Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
+    (SIGINT) or SIGTERM saves a checkpoint, prints one line with the command that resumes, and
+    exits with status 130 (SIGINT) or 143 (SIGTERM); --resume continues to the same parameters as
+    an uninterrupted run. A diverging run exits with status 2 and keeps its last good model in
+    OUT/model.
     """
     from .data.volve import ATTRIBUTION
-    from .data.wells import read_well
-    from .demos.common import WellPipeline, prepare_run_dir, run_well_experiment
+    from .data.wells import common_depth_unit, read_well
+    from .demos.common import WellPipeline, run_well_experiment
+    from .errors import DivergenceError
+    from .training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 
-    prepare_run_dir(out, overwrite=overwrite)
+    ctx = click.get_current_context()
+    checkpoint_dir = Path(out) / "checkpoint"
+    fault_callbacks = [SaveCheckpoint(checkpoint_dir, every=checkpoint_every,
+                                      config={"command": "train", "options": _run_signature(ctx.params)})]
+    resuming_here = False
+    if resume is not None:
+        ck, ck_folder = _load_resume(resume, ctx.params)
+        fault_callbacks.append(ResumeFrom(ck))
+        resuming_here = Path(ck_folder).resolve().parent == Path(out).resolve()
+    _check_out_folder(out, overwrite=overwrite or resuming_here)   # created later, once the inputs are valid
     input_names = [m for item in inputs for m in str(item).replace(",", " ").split()]
     top, base = _interval(train_depth, "--train-depth")
     logs = [read_well(p) for p in data]
+    common_depth_unit(logs)                       # DepthError naming each file's unit when they differ
     train_logs = [g.interval(top, base) for g in logs]
+    _check_training_logs(logs, train_logs, input_names, target, window, train_depth)
     test_logs = []
     boundary = None
     if test_depth:
@@ -160,6 +321,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
             boundary = base if ttop >= top else top
     for p in test_data:
         g = read_well(p)
+        common_depth_unit([*logs, g])
         test_logs.append(g.interval(*_interval(test_depth, "--test-depth")) if test_depth else g)
     if not test_logs:
         test_logs = train_logs
@@ -170,7 +332,17 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
             raise InputError("--positional learned needs --positions index (one learned vector per sample "
                              "index 1..T); depths in metres are not table indices")
         pos_options = {"max_len": window + 1}
-    pipe = WellPipeline(input_names, target, log_target=log_target, window=window, stride=stride,
+    class _FaultTolerantPipeline(WellPipeline):
+        # run_well_experiment calls fit(train_logs): add the checkpoint/resume callbacks and keep the
+        # last good model when training diverges.
+        def fit(self, train_logs, *, callbacks=()):
+            try:
+                return super().fit(train_logs, callbacks=(*callbacks, *fault_callbacks))
+            except DivergenceError as exc:
+                kept = _keep_last_good(self, list(train_logs), out)
+                raise DivergenceError(f"{exc} {kept}", epoch=exc.epoch, where=exc.where) from None
+
+    pipe = _FaultTolerantPipeline(input_names, target, log_target=log_target, window=window, stride=stride,
                         positions=positions,
                         model_params=dict(d_model=d_model, num_heads=heads, d_ff=2 * d_model, num_layers=layers,
                                           positional=positional, positional_options=pos_options,
@@ -179,11 +351,16 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
                                           validation_fraction=0.1, early_stopping_patience=5, random_state=seed,
                                           progress=progress))
     volve = any("volve" in (g.source + g.name).lower() or "15/9" in g.name or "15_9" in g.source for g in logs)
-    run_well_experiment(out, train_logs, test_logs, pipe, title="glassformer train", echo=click.echo,
-                        boundary=boundary, attribution=ATTRIBUTION if volve else None, overwrite=True,
-                        config={"command": "train", "data": [str(p) for p in data],
-                                "test_data": [str(p) for p in test_data], "train_depth": [top, base],
-                                "test_depth": test_depth})
+    try:
+        run_well_experiment(out, train_logs, test_logs, pipe, title="glassformer train", echo=click.echo,
+                            boundary=boundary, attribution=ATTRIBUTION if volve else None, overwrite=True,
+                            config={"command": "train", "data": [str(p) for p in data],
+                                    "test_data": [str(p) for p in test_data], "train_depth": [top, base],
+                                    "test_depth": test_depth})
+    except TrainingInterrupted as exc:
+        click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
+                   f"{exc.checkpoint}; resume with: {_resume_hint(ctx, exc.checkpoint)}", err=True)
+        ctx.exit(exc.exit_status)
     click.echo(f"Wrote {out}")
 
 

@@ -16,6 +16,7 @@ selection; evaluate the chosen wavelengths on it once, afterwards.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import numpy as np
 from ._validation import as_float_array, check_ndim
 from .baselines import regression_metrics
 from .errors import DivergenceError, InputError, ShapeError
+from .models import SequenceRegressor
 
 __all__ = ["SelectionResult", "geometric_wavelengths", "select_wavelengths"]
 
@@ -216,8 +218,6 @@ def select_wavelengths(candidates, X_train, y_train, X_val, y_val, *, positions_
 # ---------------------------------------------------------------------------------------------
 def _evaluate(lam: list, params: dict, seeds: tuple, train: tuple, val: tuple) -> dict:
     """Train one candidate per seed on ``train`` and score it on ``val``; one table row."""
-    from .models import SequenceRegressor
-
     Xtr, Ytr, ptr = train
     Xv, Yv, pv = val
     scores, seconds, error = [], 0.0, None
@@ -309,14 +309,12 @@ def _check_split(X, y, positions, xname: str, yname: str, pname: str, where: str
 
 
 def _check_model_params(model_params, cands: list, where: str) -> dict:
-    from .models import SequenceRegressor
-
     params = dict(model_params or {})
     reserved = sorted(set(params) & set(_RESERVED))
     if reserved:
         raise InputError(f"{where}: model_params may not set {reserved}; they are set per candidate "
                          "(d_model = 2 * len(wavelengths), positional='wavelengths', random_state from seeds)")
-    valid = set(SequenceRegressor().get_params())
+    valid = set(inspect.signature(SequenceRegressor.__init__).parameters) - {"self"}
     unknown = sorted(set(params) - valid)
     if unknown:
         raise InputError(f"{where}: model_params has unknown key(s) {unknown}; valid: {sorted(valid - set(_RESERVED))}")

@@ -21,9 +21,20 @@ Divergence guard: a non-finite loss -- or a layer refusing a non-finite input, o
 gradient met while clipping -- stops training with :class:`~glassformer.errors.DivergenceError`.
 The failing batch is re-run with every module's output watched (:func:`locate_nonfinite`), and the
 message names the first module, in call order, whose output went non-finite (e.g.
-``encoder.layers.0.linear2 (Linear): output``); its ``where`` attribute holds the same text.  The
-parameters are restored to their values at the start of that epoch, the last state known to give
-finite losses.
+``encoder.layers.0.linear2 (Linear): output``) -- or, when a tensor computed *inside* a module
+overflowed, the first module that failed on finite inputs (``encoder.layers.0.self_attn
+(MultiheadAttention): an intermediate tensor``); its ``where`` attribute holds the same text.  The
+validation pass after each epoch is guarded the same way.  The parameters are restored to their
+values at the start of that epoch (or of its resumed part), the last state known to give finite
+losses.
+
+Fault tolerance (issue 9): periodic checkpoints (``checkpoint_dir``/``checkpoint_every`` or the
+:class:`SaveCheckpoint` callback) hold the model, the optimizer, the epoch *and batch* reached, the
+shuffling generator's state at the start of that epoch, module generators (dropout), the history and
+the early-stopping state with its best weights.  ``resume_from`` (or :class:`ResumeFrom`) continues
+from one and reaches bit-identically the parameters of an uninterrupted run.  During ``fit`` (main
+thread only) SIGINT and SIGTERM finish the current update, save a checkpoint and raise
+:class:`TrainingInterrupted` (a ``KeyboardInterrupt``); the previous handlers are restored after.
 
 Early stopping (``early_stopping_patience``) watches the validation loss (the training loss when
 there is no validation data) and restores the best parameters at the end.
@@ -32,7 +43,10 @@ there is no validation data) and restores the best parameters at the end.
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -40,8 +54,8 @@ import numpy as np
 
 from .errors import DivergenceError, InputError
 
-__all__ = ["History", "PrintLoss", "SaveCheckpoint", "Trainer", "find_nonfinite", "locate_nonfinite",
-           "make_optimizer", "make_schedule"]
+__all__ = ["History", "PrintLoss", "ResumeFrom", "SaveCheckpoint", "Trainer", "TrainingInterrupted", "find_nonfinite",
+           "locate_nonfinite", "make_optimizer", "make_schedule"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,7 +231,16 @@ def locate_nonfinite(model, run: Callable) -> str | None:
 
     def wrap(path, mod, original):
         def forward(*args, **kwargs):
-            out = original(*args, **kwargs)
+            try:
+                out = original(*args, **kwargs)
+            except Exception:
+                # Raised inside with finite inputs (a child refused a non-finite tensor computed here,
+                # e.g. attention scores that overflowed): this module is the culprit.
+                if not found and all(_finite_or_other(a) for a in (*args, *kwargs.values())):
+                    tensor = _first_nonfinite_cached(mod)
+                    found.append(f"{path or '<model>'} ({type(mod).__name__}): "
+                                 + (tensor if tensor else "an intermediate tensor (its inputs were finite)"))
+                raise
             if not found:
                 for arr in (out if isinstance(out, tuple) else (out,)):
                     if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and not np.isfinite(arr).all():
@@ -241,6 +264,21 @@ def locate_nonfinite(model, run: Callable) -> str | None:
         for mod in wrapped:
             object.__delattr__(mod, "forward")
     return found[0] if found else None
+
+
+def _finite_or_other(value) -> bool:
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return bool(np.isfinite(value).all())
+    return True
+
+
+def _first_nonfinite_cached(mod) -> str | None:
+    cache = getattr(mod, "_cache", None)
+    if isinstance(cache, dict):
+        for key, value in cache.items():
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
+                return key
+    return None
 
 
 def _first_nonfinite_grad(named_params) -> str | None:
@@ -275,28 +313,110 @@ class PrintLoss:
 class SaveCheckpoint:
     """Callback writing a resumable checkpoint every ``every`` epochs (atomic, replaces the last one).
 
-    Saved with :func:`glassformer.io.save_checkpoint` into ``path``: the model's ``state_dict``, the
-    optimizer's state, and ``{"epoch", "global_step", "rng" (the shuffling generator's state),
-    "history"}``.  Resuming from it is the job of the caller (see issue 9).
+    Saved with :func:`glassformer.io.save_checkpoint` into ``path`` (a folder receiving
+    ``checkpoint.npz`` + ``checkpoint.json``): the model's ``state_dict``, the optimizer's state and
+    :meth:`Trainer.checkpoint_state` (epoch, batch, shuffling-generator state, history, early-stopping
+    state and best weights).  Resume with ``Trainer(..., resume_from=path)`` or the :class:`ResumeFrom`
+    callback.  A trainer holding this callback also saves here when SIGINT/SIGTERM stops it.
     """
 
     def __init__(self, path, every: int = 1, config: dict | None = None):
         self.path, self.every, self.config = path, max(1, int(every)), dict(config or {})
 
     def on_epoch_end(self, trainer, epoch: int, logs: dict):
-        if (epoch + 1) % self.every:
-            return None
-        from . import io
-
-        model_state = dict(trainer.model.state_dict()) if trainer.model is not None else \
-            {name: p.data.copy() for name, p in trainer.named_params}
-        rng = getattr(trainer, "rng", None)
-        io.save_checkpoint(self.path, model_state=model_state, optimizer_state=trainer.optimizer.state_dict(),
-                           trainer_state={"epoch": epoch, "global_step": trainer.global_step,
-                                          "rng": rng.bit_generator.state if rng is not None else None,
-                                          "history": trainer.history.to_dict()},
-                           config=self.config)
+        if (epoch + 1) % self.every == 0:
+            trainer.save_checkpoint(self.path, config=self.config)
         return None
+
+
+class ResumeFrom:
+    """Callback restoring a checkpoint (a folder or :class:`~glassformer.io.Checkpoint`) when training begins.
+
+    Equivalent to ``Trainer(..., resume_from=checkpoint)``; useful where only callbacks reach the
+    trainer (e.g. ``SequenceRegressor.fit(callbacks=...)``).
+    """
+
+    def __init__(self, checkpoint):
+        self.checkpoint = checkpoint
+
+    def on_train_begin(self, trainer):
+        trainer.load_checkpoint(self.checkpoint)
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """SIGINT (Ctrl-C) or SIGTERM stopped :meth:`Trainer.fit` cleanly, between two updates.
+
+    A subclass of ``KeyboardInterrupt``, so an interactive session sees the usual Ctrl-C.  When the
+    trainer has a checkpoint folder (``checkpoint_dir`` or a :class:`SaveCheckpoint` callback) the
+    state at the interruption was saved there first; resuming from it continues bit-identically.
+
+    Attributes
+    ----------
+    signum : int
+        The signal received (``signal.SIGINT`` = 2, ``signal.SIGTERM`` = 15).
+    epoch : int
+        Epochs completed (= the 0-based epoch that was running); ``batch`` updates of it were done.
+    batch : int
+    where : str
+        ``"after epoch 5 of 30"`` or ``"after epoch 5 of 30 (+3 of 8 updates of the next)"``.
+    checkpoint : Path or None
+        Folder holding ``checkpoint.npz``/``checkpoint.json``, or None when no checkpoint was configured.
+    exit_status : int
+        ``128 + signum``, the shell convention (130 for SIGINT, 143 for SIGTERM).
+    """
+
+    def __init__(self, message: str, *, signum: int, epoch: int, batch: int, checkpoint=None, where: str = ""):
+        super().__init__(message)
+        self.signum, self.epoch, self.batch, self.checkpoint = int(signum), int(epoch), int(batch), checkpoint
+        self.where = where
+        self.exit_status = 128 + self.signum
+
+    @property
+    def signal_name(self) -> str:
+        """``"SIGINT"``, ``"SIGTERM"`` (or ``"signal N"``)."""
+        return _signal_name(self.signum)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+class _SignalGuard:
+    """Inside ``with``: SIGINT/SIGTERM set ``trainer._signal`` instead of raising (main thread only).
+
+    A second signal of either kind while the first is pending restores the default behaviour at once
+    (``KeyboardInterrupt``), so a stuck run can still be stopped.  The previous handlers are restored
+    on exit.
+    """
+
+    def __init__(self, trainer, enabled: bool):
+        self.trainer = trainer
+        self.enabled = enabled and threading.current_thread() is threading.main_thread()
+        self.previous = {}
+
+    def _handler(self, signum, frame):
+        if self.trainer._signal is not None:
+            raise KeyboardInterrupt(f"second signal {signum} while stopping")
+        self.trainer._signal = signum
+
+    def __enter__(self):
+        self.trainer._signal = None
+        if self.enabled:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    self.previous[sig] = signal.signal(sig, self._handler)
+                except (ValueError, OSError):  # not allowed here (embedded interpreter)
+                    pass
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self.previous.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        self.previous = {}
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,6 +458,20 @@ class Trainer:
         Objects with any of ``on_train_begin(trainer)``, ``on_epoch_end(trainer, epoch, logs)``
         (returning True stops training) and ``on_train_end(trainer, history)``, or plain callables
         ``fn(epoch, logs)``.  ``logs`` has ``loss``, ``val_loss``, ``lr``, ``step``.
+    checkpoint_dir : str or Path, optional
+        Folder for ``checkpoint.npz`` + ``checkpoint.json`` (:func:`glassformer.io.save_checkpoint`,
+        atomic), written every ``checkpoint_every`` epochs and when a signal stops training.
+    checkpoint_every : int, default 1
+        Epochs between periodic checkpoints.
+    checkpoint_config : dict, optional
+        JSON-able run description stored in the checkpoint (e.g. the command-line options).
+    resume_from : str, Path or glassformer.io.Checkpoint, optional
+        Continue from this checkpoint (same data, seed, epochs and batch size): the result is
+        bit-identical to an uninterrupted run.
+    handle_signals : bool, default True
+        During :meth:`fit`, in the main thread, turn SIGINT/SIGTERM into a clean stop after the
+        current update (checkpoint, then :class:`TrainingInterrupted`).  A second signal interrupts
+        at once.  Previous handlers are restored when ``fit`` returns.
 
     Raises
     ------
@@ -351,7 +485,8 @@ class Trainer:
                  grad_clip: float | None = None, schedule=None, warmup_steps: int = 0,
                  eval_step: Callable | None = None, early_stopping_patience: int | None = None,
                  min_delta: float = 0.0, model=None, progress: bool = False, callbacks: Iterable = (),
-                 named_params: Sequence | None = None):
+                 named_params: Sequence | None = None, checkpoint_dir=None, checkpoint_every: int = 1,
+                 checkpoint_config: dict | None = None, resume_from=None, handle_signals: bool = True):
         self.params = list(params)
         if not self.params:
             raise InputError("Trainer: params is empty")
@@ -383,9 +518,18 @@ class Trainer:
         self.model = model
         self.progress = bool(progress)
         self.callbacks = list(callbacks)
+        self.checkpoint_dir = None if checkpoint_dir is None else Path(checkpoint_dir)
+        if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, (int, np.integer)) \
+                or checkpoint_every < 1:
+            raise InputError(f"Trainer: checkpoint_every must be an integer >= 1 (epochs), got {checkpoint_every!r}")
+        self.checkpoint_every = int(checkpoint_every)
+        self.checkpoint_config = dict(checkpoint_config or {})
+        self.resume_from = resume_from
+        self.handle_signals = bool(handle_signals)
         self.global_step = 0
         self.history = History()
         self.stop_training = False
+        self._signal = None
 
     # --- data --------------------------------------------------------------------------------
     @staticmethod
@@ -457,17 +601,24 @@ class Trainer:
                 p.grad *= scale
 
     def _run_epoch(self, data: tuple, n: int, rng) -> float:
+        """One epoch from batch ``self._batch`` on; returns the mean batch loss of the whole epoch.
+
+        Batches before ``self._batch`` were done before a checkpoint (resumed run): the epoch's
+        permutation is still drawn (same generator state, same order) and those batches skipped.
+        After every update the pending signal is checked (see :meth:`_stop_if_signalled`).
+        """
         if self.model is not None:
             self.model.train()
         params = self.params
         if self.batch_size is None or (self.batch_size >= n and not self.shuffle):
-            batches = [data]
+            slices = [None]
+            order = None
         else:
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            bs = self.batch_size
-            batches = (self._take(data, order[s:s + bs]) for s in range(0, n, bs))
-        losses = []
-        for batch in batches:
+            slices = [slice(s, s + self.batch_size) for s in range(0, n, self.batch_size)]
+        self._n_batches = len(slices)
+        for b in range(self._batch, len(slices)):
+            batch = data if slices[b] is None else self._take(data, order[slices[b]])
             for p in params:
                 p.grad.fill(0.0)
             try:
@@ -484,27 +635,188 @@ class Trainer:
                 raise _Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
                                                              else ""), where or "loss")
             self._update()
-            losses.append(loss)
-        return float(np.mean(losses))
+            self._batch_losses.append(loss)
+            self._batch = b + 1
+            if b + 1 < len(slices):
+                self._stop_if_signalled()
+        return float(np.mean(self._batch_losses))
 
     def _evaluate(self, data: tuple) -> float:
         if self.model is not None:
             self.model.eval()
-        try:
+
+        def run():
             if self.eval_step is not None:
-                loss = self.eval_step(data)
-            else:
-                loss = self.step(data)
-                for p in self.params:
-                    p.grad.fill(0.0)
+                return self.eval_step(data)
+            value = self.step(data)
+            for p in self.params:
+                p.grad.fill(0.0)
+            return value
+
+        try:
+            loss = run()
+        except (InputError, FloatingPointError) as exc:
+            # The epoch's last update overflowed: the validation pass is the first to see it.
+            where = locate_nonfinite(self.model, run)
+            if where is None:
+                raise
+            raise _Diverged(f"non-finite values first produced by {where} in the validation pass ({exc})",
+                            where) from None
         finally:
             if self.model is not None:
                 self.model.train()
         return float(loss)
 
+    # --- checkpoints and signals -------------------------------------------------------------
+    def _module_rngs(self) -> dict:
+        """Every ``numpy.random.Generator`` held by a module (dropout masks), by ``"path:attribute"``."""
+        out = {}
+        if self.model is None or not hasattr(self.model, "named_modules"):
+            return out
+        for path, mod in self.model.named_modules():
+            for attr, value in vars(mod).items():
+                if isinstance(value, np.random.Generator):
+                    out[f"{path}:{attr}"] = value
+        return out
+
+    def checkpoint_state(self) -> dict:
+        """The trainer's resumable state as a JSON-able dict (arrays for the best weights).
+
+        Keys: ``epoch`` (last completed epoch, -1 before the first), ``next_epoch`` and ``batch``
+        (updates already done in ``next_epoch``), ``batch_losses`` (their losses), ``global_step``,
+        ``rng`` (the shuffling generator's ``bit_generator.state`` at the start of ``next_epoch``),
+        ``module_rngs``, ``history``, early-stopping ``best``/``wait``/``best_params`` and the run's
+        shape (``epochs``, ``n_rows``, ``batch_size``, ``shuffle``, ``seed``) checked on resume.
+        """
+        best = self._best if math.isfinite(self._best) else None
+        best_params = None
+        if self._best_snap is not None:
+            best_params = {name: a.copy() for (name, _), a in zip(self.named_params, self._best_snap)}
+        return {"epoch": self._epoch - 1, "next_epoch": self._epoch, "batch": self._batch,
+                "batch_losses": list(self._batch_losses), "global_step": self.global_step,
+                "rng": self._epoch_rng_state,
+                "module_rngs": {k: g.bit_generator.state for k, g in self._module_rngs().items()},
+                "history": self.history.to_dict(), "best": best, "wait": self._wait,
+                "best_params": best_params, "stop_training": bool(self.stop_training),
+                "epochs": self.epochs, "n_rows": self._n, "batch_size": self.batch_size,
+                "shuffle": self.shuffle, "seed": self.seed}
+
+    def save_checkpoint(self, path, *, config: dict | None = None) -> Path:
+        """Write the model, optimizer and :meth:`checkpoint_state` atomically into folder ``path``.
+
+        Returns the ``checkpoint.npz`` written (see :func:`glassformer.io.save_checkpoint`).
+        """
+        from . import io
+
+        model_state = dict(self.model.state_dict()) if self.model is not None and hasattr(self.model, "state_dict") \
+            else {name: p.data.copy() for name, p in self.named_params}
+        return io.save_checkpoint(path, model_state=model_state, optimizer_state=self.optimizer.state_dict(),
+                                  trainer_state=self.checkpoint_state(), config=dict(config or {}))
+
+    def load_checkpoint(self, checkpoint) -> None:
+        """Restore a checkpoint (folder, file or :class:`~glassformer.io.Checkpoint`) before the loop runs.
+
+        Called by :meth:`fit` for ``resume_from`` (or by :class:`ResumeFrom`); the next epoch and batch,
+        parameters, optimizer, generators, history and early-stopping state all come from it.
+
+        Raises
+        ------
+        ModelFileError
+            Unreadable checkpoint, or one written for another run (epochs, rows, batch size, seed or
+            parameters differ; the message names what differs).
+        """
+        from . import io
+        from .errors import ModelFileError, StateDictError
+
+        ck = checkpoint if isinstance(checkpoint, io.Checkpoint) else io.load_checkpoint(checkpoint)
+        where = f"resume from {checkpoint if not isinstance(checkpoint, io.Checkpoint) else 'checkpoint'}"
+        ts = ck.trainer_state
+        if "next_epoch" not in ts or "batch" not in ts:
+            raise ModelFileError(f"{where}: the checkpoint has no resumable trainer state (next_epoch, batch)")
+        mine = {"epochs": self.epochs, "n_rows": self._n, "batch_size": self.batch_size,
+                "shuffle": self.shuffle, "seed": self.seed}
+        differ = [f"{k}: checkpoint {ts.get(k)!r}, this run {v!r}" for k, v in mine.items() if ts.get(k) != v]
+        if differ:
+            raise ModelFileError(f"{where}: the checkpoint belongs to another run ({'; '.join(differ)})")
+        try:
+            if self.model is not None and hasattr(self.model, "load_state_dict"):
+                self.model.load_state_dict(ck.model_state)
+            else:
+                self._load_named(ck.model_state, where)
+            self.optimizer.load_state_dict(ck.optimizer_state)
+        except StateDictError as exc:
+            raise ModelFileError(f"{where}: the checkpoint does not fit this model ({exc})") from None
+        self._epoch, self._batch = int(ts["next_epoch"]), int(ts["batch"])
+        self._batch_losses = [float(v) for v in ts.get("batch_losses") or []]
+        self.global_step = int(ts["global_step"])
+        self._epoch_rng_state = ts["rng"]
+        if ts["rng"] is not None:
+            self.rng.bit_generator.state = ts["rng"]
+        gens = self._module_rngs()
+        for key, state in (ts.get("module_rngs") or {}).items():
+            if key in gens:
+                gens[key].bit_generator.state = state
+        self.history = History.from_dict(ts["history"])
+        if self.history.stop_reason == "interrupted":
+            self.history.stop_reason = "completed"
+        self._best = math.inf if ts.get("best") is None else float(ts["best"])
+        self._wait = int(ts.get("wait") or 0)
+        best_params = ts.get("best_params")
+        self._best_snap = None
+        if best_params is not None:
+            self._best_snap = [np.array(best_params[name], dtype=p.data.dtype) for name, p in self.named_params]
+        self.stop_training = bool(ts.get("stop_training", False))
+        self._resumed = True
+
+    def _load_named(self, state: dict, where: str) -> None:
+        from .errors import ModelFileError
+
+        for name, p in self.named_params:
+            if name not in state or np.shape(state[name]) != p.data.shape:
+                raise ModelFileError(f"{where}: parameter {name!r} missing or of another shape in the checkpoint")
+            np.copyto(p.data, state[name])
+
+    def _stop_if_signalled(self) -> None:
+        """After an update: on a pending SIGINT/SIGTERM save a checkpoint (if configured) and stop."""
+        signum = self._signal
+        if signum is None:
+            return
+        folder = self._checkpoint_folder()
+        self.history.stop_reason = "interrupted"          # recorded in the checkpoint; reset on resume
+        if folder is not None:
+            self.save_checkpoint(folder, config=self._checkpoint_config())
+        where = f"after epoch {self._epoch} of {self.epochs}" + \
+            (f" (+{self._batch} of {self._n_batches} updates of the next)" if self._batch else "")
+        saved = f"checkpoint saved to {folder}" if folder is not None else "no checkpoint folder configured"
+        raise TrainingInterrupted(f"training interrupted by {_signal_name(signum)} {where}; {saved}",
+                                  signum=signum, epoch=self._epoch, batch=self._batch, checkpoint=folder,
+                                  where=where)
+
+    def _checkpoint_folder(self):
+        if self.checkpoint_dir is not None:
+            return Path(self.checkpoint_dir)
+        for cb in self.callbacks:
+            if isinstance(cb, SaveCheckpoint):
+                return Path(cb.path)
+        return None
+
+    def _checkpoint_config(self) -> dict:
+        if self.checkpoint_dir is not None:
+            return dict(self.checkpoint_config)
+        for cb in self.callbacks:
+            if isinstance(cb, SaveCheckpoint):
+                return dict(cb.config)
+        return {}
+
     # --- the loop ----------------------------------------------------------------------------
     def fit(self, train: tuple, val: tuple | None = None) -> History:
         """Train on ``train`` (tuple of arrays with equal leading length; None entries pass through).
+
+        With ``resume_from`` (or a :class:`ResumeFrom` callback) training continues from the
+        checkpoint's epoch and batch and reaches bit-identically the parameters of an uninterrupted
+        run.  While it runs (main thread only, ``handle_signals=True``), SIGINT and SIGTERM stop it
+        after the current update: a checkpoint is saved (when a folder is configured) and
+        :class:`TrainingInterrupted` is raised; the previous signal handlers are restored on return.
 
         Returns
         -------
@@ -514,88 +826,112 @@ class Trainer:
         Raises
         ------
         DivergenceError
-            Non-finite loss or gradient; the parameters are those at the start of the failing epoch.
+            Non-finite loss or gradient; the parameters are those at the start of the failing epoch
+            (or of the resumed part of it).
+        TrainingInterrupted
+            SIGINT/SIGTERM received (a ``KeyboardInterrupt``).
+        ModelFileError
+            ``resume_from`` cannot be read or belongs to another run.
         """
         train = tuple(train)
-        n = self._n_rows(train)
+        n = self._n = self._n_rows(train)
         rng = self.rng = np.random.default_rng(self.seed)
         n_batches = 1 if self.batch_size is None else math.ceil(n / self.batch_size)
         self._schedule = make_schedule(self.schedule_spec, lr=self.lr, warmup_steps=self.warmup_steps,
                                        total_steps=self.epochs * n_batches)
-        hist = self.history = History()
+        self.history = History()
+        self.global_step = 0
         self.stop_training = False
+        self._epoch, self._batch, self._batch_losses = 0, 0, []
+        self._epoch_rng_state = rng.bit_generator.state
+        self._best, self._best_snap, self._wait = math.inf, None, 0
+        self._resumed = False
         monitor_val = val is not None
-        best = math.inf
-        best_snap = None
-        wait = 0
-        last_good = self._snapshot()
         t0 = time.perf_counter()
+        if self.resume_from is not None:
+            self.load_checkpoint(self.resume_from)
         for cb in self.callbacks:
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)
+        hist = self.history
+        seconds_before = hist.seconds if self._resumed else 0.0
+        last_good = self._snapshot()
         bar = None
         if self.progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=self.epochs, desc="training", unit="epoch", leave=False, mininterval=0.5)
+            bar = tqdm(total=self.epochs, initial=self._epoch, desc="training", unit="epoch", leave=False,
+                       mininterval=0.5)
         last_post = 0.0
         try:
-            for epoch in range(self.epochs):
-                self._snapshot(last_good)          # the state to fall back to if this epoch diverges
-                try:
-                    with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
-                        loss = self._run_epoch(train, n, rng)
-                except _Diverged as exc:
-                    self._restore(last_good)
-                    if self.model is not None:
-                        self.model.clear_cache()
-                    hist.stop_reason = "diverged"
-                    raise DivergenceError(
-                        f"training diverged at epoch {epoch} (update step {self.global_step}): {exc.msg}. "
-                        f"Parameters restored to their values at the start of epoch {epoch}; "
-                        f"try a smaller learning rate or gradient clipping (grad_clip).",
-                        epoch=epoch, where=exc.where) from None
-                val_loss = self._evaluate(val) if val is not None else float("nan")
-                lr_now = float(getattr(self.optimizer, "lr", self.lr))
-                hist.epoch.append(epoch)
-                hist.train_loss.append(loss)
-                hist.val_loss.append(val_loss)
-                hist.lr.append(lr_now)
-                logs = {"loss": loss, "val_loss": val_loss, "lr": lr_now, "step": self.global_step}
-                if self.patience is not None:
-                    watched = val_loss if monitor_val else loss
-                    if watched < best - self.min_delta:
-                        best, wait, hist.best_epoch = watched, 0, epoch
-                        best_snap = self._snapshot(best_snap)
-                    else:
-                        wait += 1
-                        if wait >= self.patience:
-                            hist.stop_reason = "early_stopping"
+            with _SignalGuard(self, self.handle_signals):
+                while self._epoch < self.epochs and not self.stop_training:
+                    epoch = self._epoch
+                    if self._batch == 0:
+                        self._epoch_rng_state = rng.bit_generator.state   # resume point of this epoch
+                        self._batch_losses = []
+                    self._snapshot(last_good)          # the state to fall back to if this epoch diverges
+                    try:
+                        with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
+                            loss = self._run_epoch(train, n, rng)
+                            val_loss = self._evaluate(val) if val is not None else float("nan")
+                    except _Diverged as exc:
+                        self._restore(last_good)
+                        if self.model is not None:
+                            self.model.clear_cache()
+                        hist.stop_reason = "diverged"
+                        raise DivergenceError(
+                            f"training diverged at epoch {epoch} (update step {self.global_step}): {exc.msg}. "
+                            f"Parameters restored to their values at the start of epoch {epoch}; "
+                            f"try a smaller learning rate or gradient clipping (grad_clip).",
+                            epoch=epoch, where=exc.where) from None
+                    lr_now = float(getattr(self.optimizer, "lr", self.lr))
+                    hist.epoch.append(epoch)
+                    hist.train_loss.append(loss)
+                    hist.val_loss.append(val_loss)
+                    hist.lr.append(lr_now)
+                    logs = {"loss": loss, "val_loss": val_loss, "lr": lr_now, "step": self.global_step}
+                    if self.patience is not None:
+                        watched = val_loss if monitor_val else loss
+                        if watched < self._best - self.min_delta:
+                            self._best, self._wait, hist.best_epoch = watched, 0, epoch
+                            self._best_snap = self._snapshot(self._best_snap)
+                        else:
+                            self._wait += 1
+                            if self._wait >= self.patience:
+                                hist.stop_reason = "early_stopping"
+                                self.stop_training = True
+                    # The epoch is complete: the state a checkpoint written now resumes from.
+                    self._epoch, self._batch, self._batch_losses = epoch + 1, 0, []
+                    self._epoch_rng_state = rng.bit_generator.state
+                    hist.seconds = seconds_before + time.perf_counter() - t0
+                    folder = self.checkpoint_dir
+                    if folder is not None and (epoch + 1) % self.checkpoint_every == 0:
+                        self.save_checkpoint(folder, config=self.checkpoint_config)
+                    for cb in self.callbacks:
+                        stop = cb.on_epoch_end(self, epoch, logs) if hasattr(cb, "on_epoch_end") else \
+                            (cb(epoch, logs) if callable(cb) else None)
+                        if stop:
+                            hist.stop_reason = "callback"
                             self.stop_training = True
-                for cb in self.callbacks:
-                    stop = cb.on_epoch_end(self, epoch, logs) if hasattr(cb, "on_epoch_end") else \
-                        (cb(epoch, logs) if callable(cb) else None)
-                    if stop:
-                        hist.stop_reason = "callback"
-                        self.stop_training = True
-                if bar is not None:
-                    bar.update(1)
-                    now = time.perf_counter()
-                    if now - last_post > 0.5:
-                        last_post = now
-                        post = {"loss": f"{loss:.4g}"}
-                        if val is not None:
-                            post["val"] = f"{val_loss:.4g}"
-                        bar.set_postfix(post, refresh=False)
-                if self.stop_training:
-                    break
+                    if bar is not None:
+                        bar.update(1)
+                        now = time.perf_counter()
+                        if now - last_post > 0.5:
+                            last_post = now
+                            post = {"loss": f"{loss:.4g}"}
+                            if val is not None:
+                                post["val"] = f"{val_loss:.4g}"
+                            bar.set_postfix(post, refresh=False)
+                    if self._epoch < self.epochs and not self.stop_training:
+                        self._stop_if_signalled()
         except KeyboardInterrupt:
             hist.stop_reason = "interrupted"
             raise
         finally:
             if bar is not None:
                 bar.close()
-            hist.seconds = time.perf_counter() - t0
+            hist.seconds = seconds_before + time.perf_counter() - t0
         bad = [name for name, p in self.named_params if not np.isfinite(p.data).all()]
         if bad:                             # the very last update overflowed: nothing checked it yet
             self._restore(last_good)
@@ -603,8 +939,8 @@ class Trainer:
             raise DivergenceError(f"training diverged in the last update: parameter {bad[0]} is non-finite. "
                                   f"Parameters restored to their values at the start of the last epoch.",
                                   epoch=len(hist) - 1, where=f"{bad[0]}: data")
-        if best_snap is not None:
-            self._restore(best_snap)
+        if self._best_snap is not None:
+            self._restore(self._best_snap)
         if self.model is not None:
             self.model.train()
         for cb in self.callbacks:

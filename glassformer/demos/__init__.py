@@ -7,6 +7,7 @@ name                      what it runs
 ``neighbor``              demonstration 2: next-depth target, attention and ablation (:mod:`.neighbor`)
 ``synthetic-wells``       100 synthetic wells, 80 train / 20 test (:mod:`.synthetic_wells`)
 ``real-wells``            Volve: F-11 B depth split and across wells (:mod:`.real_wells`)
+``wavelengths``           positional wavelengths chosen by validation (:mod:`.wavelengths`)
 ========================  ==========================================================================
 
 Each ``run(out, echo=print)`` writes a complete run folder (see :mod:`.common`) and returns its metrics.
@@ -21,6 +22,7 @@ DEMOS = {
     "neighbor": "neighbor",
     "synthetic-wells": "synthetic_wells",
     "real-wells": "real_wells",
+    "wavelengths": "wavelengths",
 }
 
 __all__ = ["DEMOS", "run_demo"]

@@ -15,7 +15,8 @@ with :mod:`glassformer.plots`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -27,7 +28,7 @@ from ..data.scaling import Log10Transform, MinMaxScaler, scaler_from_dict
 from ..data.wells import WellLog
 from ..data.windows import contiguous_runs, make_windows, stitch_windows
 from ..errors import DataFileError, InputError
-from ..models import SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor
 
 VOLVE_ATTRIBUTION = (
     "Data: Volve field data set, courtesy of Equinor and the Volve licence partners, released under the "
@@ -129,8 +130,15 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
                                   title=f"{title} porosity-permeability".strip())
         save(ax, "crossplot.png")
     if attention is not None:
-        ax = plots.plot_attention(attention, query_depths=attention_depths, vmax=None, depth_unit=depth_unit,
-                                  title=f"{title} attention weights (layer 0, head 0)".strip())
+        A = np.asarray(attention, dtype=float)
+        # Near-uniform weights on a fixed 0-1 scale are one flat colour: stretch the scale to min-max
+        # (and say so in the title) so the small contrasts the model did learn stay visible.
+        flat = float(np.ptp(A)) < 0.25
+        ax = plots.plot_attention(A, query_depths=attention_depths, vmin=None if flat else 0.0,
+                                  vmax=None, depth_unit=depth_unit,
+                                  title=(f"{title} attention weights (layer 0, head 0)"
+                                         + ("\ncolour scale stretched to min-max: weights are near uniform"
+                                            if flat else "")).strip())
         save(ax, "attention.png")
     for name, make in (extra or {}).items():
         save(make(), f"{name}.png")
@@ -178,6 +186,10 @@ class WellPipeline:
         Position of each sample: its index inside the window (1..T) or its depth (file unit, m).
     model_params : dict
         Keyword arguments for :class:`SequenceRegressor` (n_features is set from ``inputs``).
+    lstm_params : dict or None
+        Keyword arguments for :class:`~glassformer.models.LSTMRegressor`; when given, an LSTM is
+        trained beside the transformer on exactly the same windows, scaling and targets (the
+        comparison of issue 6).  None (default): transformer only.
     floor_mD : float, default 1e-3
 
     Notes
@@ -196,6 +208,7 @@ class WellPipeline:
     positions: str = "index"
     model_params: dict = field(default_factory=dict)
     floor_mD: float = 1e-3
+    lstm_params: dict | None = None
 
     def __post_init__(self):
         self.inputs = [str(m).upper() for m in self.inputs]
@@ -281,13 +294,43 @@ class WellPipeline:
         params.setdefault("n_targets", 1)
         self.model = SequenceRegressor(**params)
         shared = P[0] if self.positions == "index" else P
+        seconds = {}
+        t0 = time.perf_counter()
         self.model.fit(X, Y, shared, callbacks=callbacks)
+        seconds["transformer"] = time.perf_counter() - t0
+        self.lstm = None
+        if self.lstm_params is not None:
+            lp = dict(self.lstm_params)
+            lp["n_features"] = len(self.inputs)
+            lp.setdefault("n_targets", params["n_targets"])
+            self.lstm = LSTMRegressor(**lp)
+            t0 = time.perf_counter()
+            self.lstm.fit(X, Y)          # the same windows; the LSTM ignores positions
+            seconds["LSTM"] = time.perf_counter() - t0
         self.n_train_windows_ = int(len(X))
+        t0 = time.perf_counter()
         self.baseline_ppt = PorosityPermeabilityTransform().fit_log10(*self._porosity_and_target(train_logs)) \
             if self.log_target else PorosityPermeabilityTransform(floor_mD=self.floor_mD).fit(
                 *self._porosity_and_target(train_logs))
+        seconds["porosity-permeability transform"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
         self.baseline_mean = TrainingMean().fit(None, np.concatenate([self.target_values(g) for g in train_logs]))
+        seconds["training mean"] = time.perf_counter() - t0
+        self.fit_seconds_ = seconds
         return self
+
+    def models(self) -> dict:
+        """The trained sequence models by name: ``{"transformer": ..., "LSTM": ...}`` (LSTM when fitted)."""
+        out = {"transformer": self.model}
+        if getattr(self, "lstm", None) is not None:
+            out["LSTM"] = self.lstm
+        return out
+
+    def parameter_counts(self) -> dict:
+        """Trainable parameters per model: the networks' counts, 2 (slope, intercept) and 1 (mean)."""
+        out = {name: int(m.num_parameters()) for name, m in self.models().items()}
+        out.update({"porosity-permeability transform": 2, "training mean": 1})
+        return out
 
     def _porosity_and_target(self, logs):
         phi = np.concatenate([np.asarray(g.curve(self.inputs[0]), dtype=np.float64) for g in logs])
@@ -295,14 +338,18 @@ class WellPipeline:
         return phi, k
 
     # --- prediction ----------------------------------------------------------------------------
-    def predict_log(self, log: WellLog) -> np.ndarray:
-        """Model prediction per sample of ``log`` in target units (log10 mD); NaN where inputs are missing."""
+    def predict_log(self, log: WellLog, model=None) -> np.ndarray:
+        """Prediction per sample of ``log`` in target units (log10 mD); NaN where inputs are missing.
+
+        ``model``: the transformer (default) or another fitted window model, e.g. ``pipe.lstm``.
+        """
+        model = self.model if model is None else model
         n = len(log)
         out = np.full(n, np.nan)
         stride = max(1, self.window // 2)
         for x, _, pos, idx in self._windows(log, stride, False, True):
             shared = pos[0] if self.positions == "index" else pos
-            pred = self.model.predict(x, shared)[..., 0]
+            pred = model.predict(x, shared)[..., 0]
             starts = idx[:, 0] - idx[0, 0]
             seg = stitch_windows(pred, starts, int(idx[-1, -1] - idx[0, 0] + 1))
             out[idx[0, 0]:idx[-1, -1] + 1] = self.y_scaler.inverse_transform(seg[:, None])[:, 0]
@@ -369,28 +416,34 @@ class WellPipeline:
         return pipe
 
 
+#: Column stem of each model in predictions.csv.
+_COLUMN = {"transformer": "transformer", "LSTM": "lstm", "porosity-permeability transform": "poro_perm_transform",
+           "training mean": "training_mean"}
+
+
 def evaluate_split(pipe: WellPipeline, logs, split: str):
-    """Predict every log of a split; return (rows for predictions.csv, metrics per model)."""
+    """Predict every log of a split with every model; return (rows for predictions.csv, metrics per model).
+
+    Models, in this order: the transformer, the LSTM (when the pipeline has one), the
+    porosity-permeability transform and the training mean.
+    """
     import pandas as pd
 
-    frames, truth, preds = [], [], {"transformer": []}
+    frames, truth, preds = [], [], {}
+    unit = "log10_mD" if pipe.log_target else "mD"
     for g in logs:
         y = pipe.target_values(g)
-        p = pipe.predict_log(g)
-        base = pipe.predict_baselines(g)
         frame = {"well": g.name, "split": split, "depth": g.depth}
         for m in pipe.inputs:
             frame[m] = g.curve(m)
-        unit = "log10_mD" if pipe.log_target else "mD"
         frame[f"{pipe.target}_observed_{unit}"] = y
-        frame[f"transformer_{unit}"] = p
-        frame[f"poro_perm_transform_{unit}"] = base["porosity-permeability transform"]
-        frame[f"training_mean_{unit}"] = base["training mean"]
+        outputs = {name: pipe.predict_log(g, model) for name, model in pipe.models().items()}
+        outputs.update(pipe.predict_baselines(g))
+        for name, p in outputs.items():
+            frame[f"{_COLUMN.get(name, name)}_{unit}"] = p
+            preds.setdefault(name, []).append(p)
         frames.append(pd.DataFrame(frame))
         truth.append(y)
-        preds["transformer"].append(p)
-        for k, v in base.items():
-            preds.setdefault(k, []).append(v)
     t = np.concatenate(truth)
     metrics = {}
     for name, parts in preds.items():
@@ -401,40 +454,126 @@ def evaluate_split(pipe: WellPipeline, logs, split: str):
     return pd.concat(frames, ignore_index=True), metrics
 
 
+def summarise_runs(runs: list, split: str = "test") -> dict:
+    """Mean and sample standard deviation over seeds of each model's metrics on ``split``.
+
+    Parameters
+    ----------
+    runs : list of dict
+        One per seed: ``{"seed", "metrics": {split: {model: {"rmse", "mae", "r2", "n"}}},
+        "parameters": {model: int}, "seconds": {model: float}}``.
+
+    Returns
+    -------
+    dict
+        ``{"table": {model: {"rmse", "rmse_sd", "mae", "mae_sd", "r2", "r2_sd", "parameters",
+        "train_s", "train_s_sd", "n"}}, "per_seed": {model: {"rmse": [...], ...}}}``; the ``_sd``
+        entries are None for a single seed (no spread to report).
+    """
+    table, per_seed = {}, {}
+    for name in runs[0]["metrics"][split]:
+        cols = {"rmse": [], "mae": [], "r2": [], "train_s": []}
+        for r in runs:
+            m = r["metrics"][split][name]
+            for k in ("rmse", "mae", "r2"):
+                cols[k].append(np.nan if m[k] is None else float(m[k]))
+            cols["train_s"].append(float(r["seconds"].get(name, np.nan)))
+        row = {}
+        for k, vals in cols.items():
+            v = np.asarray(vals)
+            row[k] = float(np.mean(v))
+            row[f"{k}_sd"] = float(np.std(v, ddof=1)) if len(v) > 1 else None
+        row["parameters"] = runs[0]["parameters"].get(name)
+        row["n"] = runs[0]["metrics"][split][name]["n"]
+        table[name] = {k: row[k] for k in ("rmse", "rmse_sd", "mae", "mae_sd", "r2", "r2_sd", "parameters",
+                                           "train_s", "train_s_sd", "n")}
+        per_seed[name] = {k: list(v) for k, v in cols.items()}
+    return {"table": table, "per_seed": per_seed}
+
+
+def _seeds_for(pipe: WellPipeline, seeds) -> list:
+    if seeds is None:
+        return [int(pipe.model_params.get("random_state", 42))]
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise InputError("seeds: give at least one seed")
+    return seeds
+
+
+def _with_seed(pipe: WellPipeline, seed: int) -> WellPipeline:
+    """A copy of ``pipe`` whose transformer and LSTM both draw from ``seed`` (init, shuffling, split)."""
+    lstm = None if pipe.lstm_params is None else dict(pipe.lstm_params, random_state=seed)
+    return replace(pipe, model_params=dict(pipe.model_params, random_state=seed), lstm_params=lstm)
+
+
 def run_well_experiment(out, train_logs, test_logs, pipe: WellPipeline, *, title: str, echo: Callable = print,
                         config: dict | None = None, attribution: str | None = None, boundary=None,
-                        overwrite: bool = True) -> dict:
-    """Fit ``pipe`` on ``train_logs``, evaluate on both splits and write a complete run folder.
+                        overwrite: bool = True, seeds=None, report: bool = True) -> dict:
+    """Fit ``pipe`` on ``train_logs`` (once per seed), evaluate on both splits and write a complete run folder.
+
+    Every model -- transformer, LSTM (when ``pipe.lstm_params`` is set), porosity-permeability
+    transform, training mean -- sees the same windows, scaling, split and seed.  With several
+    ``seeds`` the networks are retrained per seed and ``metrics["comparison"]`` holds mean and
+    standard deviation; predictions, saved models and figures are those of the first seed.
+    Ends with ``report.html`` (:func:`glassformer.report.write_report`) unless ``report=False``.
 
     Returns the metrics dict written to ``metrics.json``.
     """
     import pandas as pd
 
     out = prepare_run_dir(out, overwrite=overwrite)
-    pipe.fit(train_logs)
+    seeds = _seeds_for(pipe, seeds)
+    runs, first = [], None
+    for i, seed in enumerate(seeds):
+        p = _with_seed(pipe, seed)
+        if i == 0:
+            pipe.model_params, pipe.lstm_params = p.model_params, p.lstm_params
+            p = pipe
+        p.fit(train_logs)
+        train_rows, train_metrics = evaluate_split(p, train_logs, "train")
+        test_rows, test_metrics = evaluate_split(p, test_logs, "test")
+        runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
+                     "parameters": p.parameter_counts(), "seconds": dict(p.fit_seconds_)})
+        if i == 0:
+            first = (train_rows, test_rows, train_metrics, test_metrics)
+        if len(seeds) > 1:
+            echo(f"  seed {seed}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test_metrics.items()
+                                                 if v["rmse"] is not None))
+    train_rows, test_rows, train_metrics, test_metrics = first
     hist = pipe.model.history_
-    train_rows, train_metrics = evaluate_split(pipe, train_logs, "train")
-    test_rows, test_metrics = evaluate_split(pipe, test_logs, "test")
     unit = "log10 mD" if pipe.log_target else "mD"
+    test_summary, train_summary = summarise_runs(runs, "test"), summarise_runs(runs, "train")
     metrics = {
         "title": title,
-        "units": {"rmse": unit, "mae": unit, "r2": "dimensionless"},
+        "units": {"rmse": unit, "mae": unit, "r2": "dimensionless", "rmse_sd": unit, "mae_sd": unit,
+                  "train_s": "s", "train_s_sd": "s"},
         "test": test_metrics,
         "train": train_metrics,
         "model": test_metrics["transformer"],
         "baselines": {k: v for k, v in test_metrics.items() if k != "transformer"},
-        "training": {"epochs_run": len(hist), "stop_reason": hist.stop_reason, "best_epoch": hist.best_epoch,
-                     "final_train_loss": hist.train_loss[-1] if len(hist) else None,
-                     "n_train_windows": pipe.n_train_windows_, "seconds": hist.seconds},
+        "comparison": {"split": "test", "seeds": seeds, "table": test_summary["table"],
+                       "train_table": train_summary["table"], "per_seed": test_summary["per_seed"],
+                       "note": ("Mean over seeds (sample sd beside it, none for one seed) on the test split; "
+                                "every model uses the same windows, scaling and seed. train_s is the wall-clock "
+                                "fit time in s on this machine; parameters counts trainable values "
+                                "(2 for the transform: slope and intercept; 1 for the mean).")},
+        "training": _training_summary(hist, pipe.n_train_windows_),
     }
+    if pipe.lstm is not None:
+        metrics["training_lstm"] = _training_summary(pipe.lstm.history_, pipe.n_train_windows_)
     if attribution:
         metrics["attribution"] = attribution
     pipe.save(out / "model", overwrite=True)
+    if pipe.lstm is not None:
+        pipe.lstm.save(out / "model_lstm", overwrite=True, extra={"pipeline": pipe.to_dict()})
     cfg = {"title": title, "pipeline": pipe.to_dict(), "model": pipe.model.get_params(),
+           "seeds": seeds,
            "train_wells": [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1])}
                            for g in train_logs],
            "test_wells": [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1])}
                           for g in test_logs]}
+    if pipe.lstm is not None:
+        cfg["lstm"] = pipe.lstm.get_params()
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution
@@ -444,21 +583,31 @@ def run_well_experiment(out, train_logs, test_logs, pipe: WellPipeline, *, title
     write_csv(out / "predictions.csv", rows)
     # Figures: the first test well against depth (with the training log above it when it is the same well).
     show = test_logs[0]
-    same = rows[rows["well"] == show.name]
+    same = rows[rows["well"] == show.name].drop_duplicates("depth", keep="last").sort_values("depth")
     ucol = "log10_mD" if pipe.log_target else "mD"
     A, A_depth = pipe.attention_window(show)
     phi_all = np.concatenate([np.asarray(g.curve(pipe.inputs[0])) for g in train_logs])
     k_all = np.concatenate([np.asarray(g.curve(pipe.target)) for g in train_logs])
+    names = list(pipe.models()) + ["porosity-permeability transform", "training mean"]
     write_figures(out, history=hist, depth=same["depth"].to_numpy(),
                   observed=same[f"{pipe.target}_observed_{ucol}"].to_numpy(),
-                  predictions={"transformer": same[f"transformer_{ucol}"].to_numpy(),
-                               "poro-perm transform": same[f"poro_perm_transform_{ucol}"].to_numpy(),
-                               "training mean": same[f"training_mean_{ucol}"].to_numpy()},
+                  predictions={("poro-perm transform" if n.startswith("porosity") else n):
+                               same[f"{_COLUMN[n]}_{ucol}"].to_numpy() for n in names},
                   boundary=boundary, quantity=f"{pipe.target} (log10)" if pipe.log_target else pipe.target,
                   unit=unit, porosity=phi_all, permeability=np.where(k_all > 0, k_all, np.nan),
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2), title=title)
-    echo(format_metrics_table(metrics, unit))
+    echo(format_comparison_table(metrics, unit))
+    if report:
+        from ..report import write_report
+
+        write_report(out)
     return metrics
+
+
+def _training_summary(hist, n_windows: int) -> dict:
+    return {"epochs_run": len(hist), "stop_reason": hist.stop_reason, "best_epoch": hist.best_epoch,
+            "final_train_loss": hist.train_loss[-1] if len(hist) else None, "n_train_windows": n_windows,
+            "seconds": hist.seconds}
 
 
 def format_metrics_table(metrics: dict, unit: str) -> str:
@@ -466,7 +615,28 @@ def format_metrics_table(metrics: dict, unit: str) -> str:
     lines = [f"{metrics.get('title', '')} -- test split (RMSE, MAE in {unit})",
              f"  {'model':<34}{'RMSE':>9}{'MAE':>9}{'R2':>9}{'n':>8}"]
     for name, m in metrics["test"].items():
-        def f(v):
-            return f"{v:9.4f}" if isinstance(v, (int, float)) and v is not None and math.isfinite(v) else f"{'-':>9}"
-        lines.append(f"  {name:<34}{f(m['rmse'])}{f(m['mae'])}{f(m['r2'])}{m['n']:>8}")
+        lines.append(f"  {name:<34}{_num(m['rmse'])}{_num(m['mae'])}{_num(m['r2'])}{m['n']:>8}")
+    return "\n".join(lines)
+
+
+def _num(v, width=9, digits=4) -> str:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return f"{v:{width}.{digits}f}" if ok else f"{'-':>{width}}"
+
+
+def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str:
+    """Plain-text comparison table: mean (± sd over seeds) of RMSE, MAE, R², parameters, fit time."""
+    comp = metrics["comparison"]
+    seeds = comp["seeds"]
+    split = "training interval" if key == "train_table" else comp.get("split", "test") + " split"
+    spread = len(seeds) > 1
+    head = f"{metrics.get('title', '')} -- {split}, RMSE/MAE in {unit}"
+    head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
+    lines = [head, f"  {'model':<32}{'RMSE':>{18 if spread else 9}}{'MAE':>{18 if spread else 9}}"
+                   f"{'R2':>{18 if spread else 9}}{'params':>8}{'train s':>9}"]
+    for name, r in comp[key].items():
+        def cell(k):
+            return _num(r[k]) + (f" ± {_num(r[k + '_sd'], 6, 4).strip():<6}" if spread else "")
+        cells = "".join(f"{cell(k):>{18 if spread else 9}}" for k in ("rmse", "mae", "r2"))
+        lines.append(f"  {name:<32}{cells}{r['parameters']:>8}{_num(r['train_s'], 9, 2)}")
     return "\n".join(lines)

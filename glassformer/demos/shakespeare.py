@@ -159,3 +159,8 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     echo(f"validation loss {final:.4f} nats/char (unigram baseline {metrics['unigram_baseline_nats']:.3f}); sample:")
     echo(sample[:300])
     return metrics
+
+
+def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:
+    """Entry point for :func:`glassformer.demos.run_demo` (``glassformer demo shakespeare``)."""
+    return run_shakespeare(out, quick=quick, echo=echo, **kwargs)

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from ..decoding import beam_search, greedy_decode
-from ..models.seq2seq import Seq2SeqTransformer, evaluate_seq2seq, fit_seq2seq, make_translation_arrays
+from ..models.seq2seq import Seq2SeqTransformer, fit_seq2seq, make_translation_arrays
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..training import PrintLoss
 
@@ -247,3 +247,8 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     for line in lines[2:12]:
         echo(line)
     return metrics
+
+
+def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:
+    """Entry point for :func:`glassformer.demos.run_demo` (``glassformer demo translate``)."""
+    return run_translate(out, quick=quick, echo=echo, **kwargs)

@@ -369,18 +369,18 @@ def fit_lm(model: DecoderOnlyLM, train_ids: np.ndarray, *, val_ids: np.ndarray |
         model.backward(loss.backward())
         return value
 
-    eval_step = None
     if val_ids is not None:
         val_ids = np.asarray(val_ids, dtype=np.int64)
 
-        def eval_step(_batch):
-            return evaluate_lm(model, val_ids, block_size=block_size)
+    def eval_step(_batch):
+        return evaluate_lm(model, val_ids, block_size=block_size)
 
     named = model.unique_named_parameters()
     opt = AdamW(named, lr=lr, betas=(0.9, 0.99), weight_decay=weight_decay)
     trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=False,
                       seed=seed, grad_clip=grad_clip,
                       schedule=_WarmupCosine10(lr, warmup_steps, epochs * steps_per_epoch),
-                      eval_step=eval_step, model=model, progress=progress, callbacks=callbacks, named_params=named)
+                      eval_step=eval_step if val_ids is not None else None, model=model, progress=progress,
+                      callbacks=callbacks, named_params=named)
     dummy_val = (np.zeros(1, dtype=np.int64),) if val_ids is not None else None
     return trainer.fit((np.arange(steps_per_epoch),), dummy_val)

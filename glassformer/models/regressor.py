@@ -345,12 +345,17 @@ class SequenceRegressor(Module):
         return _masked_mse(pred, Y)
 
     def fit(self, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None,
-            callbacks=()) -> "SequenceRegressor":
+            callbacks=(), checkpoint_dir=None, checkpoint_every: int = 1, resume_from=None,
+            checkpoint_config: dict | None = None) -> "SequenceRegressor":
         """Train on windows ``X (n, seq, n_features)`` with targets ``y (n, seq, n_targets)``.
 
         NaN targets are masked out of the loss (gaps, never filled).  ``positions``: ``(seq,)`` shared
         or ``(n, seq)`` per window.  Validation: ``X_val``/``y_val`` (and ``positions_val``), or
-        ``validation_fraction`` of the windows.  ``callbacks`` go to :class:`~glassformer.training.Trainer`.
+        ``validation_fraction`` of the windows.  ``callbacks`` go to :class:`~glassformer.training.Trainer`,
+        and so do ``checkpoint_dir`` (folder for periodic checkpoints, every ``checkpoint_every`` epochs,
+        also written when SIGINT/SIGTERM stops training), ``checkpoint_config`` and ``resume_from`` (a
+        checkpoint folder: continue, with the same data and settings, to bit-identically the result
+        of an uninterrupted run).
 
         Returns
         -------
@@ -363,6 +368,10 @@ class SequenceRegressor(Module):
         DivergenceError
             Non-finite loss or gradient (the message names the first layer and tensor; the
             parameters are those from the start of the failing epoch).
+        glassformer.training.TrainingInterrupted
+            SIGINT/SIGTERM during training (a ``KeyboardInterrupt``; checkpoint saved if configured).
+        ModelFileError
+            ``resume_from`` unreadable or written for another run.
         """
         p = self._params
         X = self._check_X(X, "SequenceRegressor.fit")
@@ -410,7 +419,9 @@ class SequenceRegressor(Module):
                           schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
                           early_stopping_patience=p["early_stopping_patience"], model=self,
                           progress=p["progress"], callbacks=callbacks,
-                          named_params=list(self.named_parameters()))
+                          named_params=list(self.named_parameters()), checkpoint_dir=checkpoint_dir,
+                          checkpoint_every=checkpoint_every, checkpoint_config=checkpoint_config,
+                          resume_from=resume_from)
         self.trainer_ = trainer
         try:
             self.history_ = trainer.fit(train, val)

@@ -27,7 +27,6 @@ State-dict names: ``src_embed.embedding.weight``, ``tgt_embed.embedding.weight``
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -507,17 +506,15 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
         model.backward(loss.backward())
         return value
 
-    eval_step = None
-    if val is not None:
-        def eval_step(_batch):
-            return evaluate_seq2seq(model, val[0], val[1])
+    def eval_step(_batch):
+        return evaluate_seq2seq(model, val[0], val[1])
 
     named = model.unique_named_parameters()
     opt = Adam(named, lr=1e-3, betas=betas, eps=eps)
     trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=True,
                       seed=seed, grad_clip=grad_clip,
                       schedule=_NoamFromZero(model.d_model, max(1, int(warmup_steps)), lr_factor),
-                      eval_step=eval_step, model=model, progress=progress, callbacks=callbacks,
+                      eval_step=eval_step if val is not None else None, model=model, progress=progress, callbacks=callbacks,
                       named_params=named)
     dummy_val = (np.zeros(1, dtype=np.int64),) if val is not None else None
     return trainer.fit((np.arange(len(buckets)),), dummy_val)
