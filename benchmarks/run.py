@@ -225,6 +225,9 @@ def _memory_details(results: list, mem: dict) -> list:
 
 
 def run(args) -> int:
+    import glassformer.models  # noqa: F401  (loads scipy's BLAS too, so the thread limit reaches it)
+    import glassformer.models.seq2seq  # noqa: F401
+
     threads = set_threads(args.threads)
     import torch
 

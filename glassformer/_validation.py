@@ -63,7 +63,7 @@ def check_ndim(arr: np.ndarray, ndims: Iterable[int], name: str, where: str, *, 
 
 def check_last_dim(arr: np.ndarray, size: int, name: str, where: str) -> None:
     """Raise :class:`ShapeError` unless the last axis of ``arr`` has length ``size``."""
-    if arr.shape[-1] != size:
+    if arr.ndim == 0 or arr.shape[-1] != size:
         raise ShapeError(
             f"{where}: last dimension of {name} must be {size}, got shape {arr.shape}"
         )

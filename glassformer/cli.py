@@ -49,6 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         click.echo(f"glassformer: error: {message}", err=True)
         return 2
+    except OSError as exc:  # disk full, I/O error...: the environment failed, not glassformer (status 1)
+        if debug:
+            raise
+        message = " ".join(str(exc).split())
+        click.echo(f"glassformer: error: {message} (files written so far were replaced atomically or not at all)",
+                   err=True)
+        return 1
     # a command may return its exit status (e.g. ``check`` returns 1 when a check fails)
     return status if isinstance(status, int) else 0
 
@@ -62,6 +69,10 @@ from .commands import demo, predict, train  # noqa: E402  (well-log commands, gl
 cli.add_command(demo)
 cli.add_command(train)
 cli.add_command(predict)
+
+from .commands import compare  # noqa: E402  (transformer vs LSTM vs baselines, issue 6)
+
+cli.add_command(compare)
 
 from .check import check_command  # noqa: E402  (numerical self-test, glassformer/check.py)
 

@@ -258,7 +258,8 @@ def _keep_last_good(pipe, train_logs, out) -> str:
 @click.option("--heads", default=2, show_default=True, type=click.IntRange(1), help="Attention heads.")
 @click.option("--layers", default=1, show_default=True, type=click.IntRange(1), help="Encoder layers.")
 @click.option("--lr", default=3e-3, show_default=True, type=float, help="Adam learning rate.")
-@click.option("--seed", default=42, show_default=True, type=int, help="Random seed (init, shuffling, split).")
+@click.option("--seed", default=42, show_default=True, type=click.IntRange(0),
+              help="Random seed (init, shuffling, split); an integer >= 0.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
@@ -287,6 +288,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     from .data.wells import common_depth_unit, read_well
     from .demos.common import WellPipeline, run_well_experiment
     from .errors import DivergenceError
+    from .models import SequenceRegressor
     from .training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 
     ctx = click.get_current_context()
@@ -300,6 +302,11 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
         resuming_here = Path(ck_folder).resolve().parent == Path(out).resolve()
     _check_out_folder(out, overwrite=overwrite or resuming_here)   # created later, once the inputs are valid
     input_names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    if not input_names:
+        raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
+    if str(target).strip().upper() in {m.upper() for m in input_names}:
+        raise InputError(f"--target {target} is also one of --inputs {' '.join(input_names)}; the model would "
+                         "see the answer (choose inputs without the target)")
     top, base = _interval(train_depth, "--train-depth")
     logs = [read_well(p) for p in data]
     common_depth_unit(logs)                       # DepthError naming each file's unit when they differ
@@ -332,6 +339,14 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
             raise InputError("--positional learned needs --positions index (one learned vector per sample "
                              "index 1..T); depths in metres are not table indices")
         pos_options = {"max_len": window + 1}
+    if not (math.isfinite(lr) and lr > 0):
+        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
+    model_params = dict(d_model=d_model, num_heads=heads, d_ff=2 * d_model, num_layers=layers,
+                        positional=positional, positional_options=pos_options, attn_out_proj=True, init="torch",
+                        optimizer="adam", lr=lr, batch_size=32, grad_clip=1.0, epochs=epochs,
+                        validation_fraction=0.1, early_stopping_patience=5, random_state=seed, progress=progress)
+    SequenceRegressor(**model_params, n_features=len(input_names))   # bad model options fail before --out exists
+
     class _FaultTolerantPipeline(WellPipeline):
         # run_well_experiment calls fit(train_logs): add the checkpoint/resume callbacks and keep the
         # last good model when training diverges.
@@ -343,13 +358,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
                 raise DivergenceError(f"{exc} {kept}", epoch=exc.epoch, where=exc.where) from None
 
     pipe = _FaultTolerantPipeline(input_names, target, log_target=log_target, window=window, stride=stride,
-                        positions=positions,
-                        model_params=dict(d_model=d_model, num_heads=heads, d_ff=2 * d_model, num_layers=layers,
-                                          positional=positional, positional_options=pos_options,
-                                          attn_out_proj=True, init="torch", optimizer="adam",
-                                          lr=lr, batch_size=32, grad_clip=1.0, epochs=epochs,
-                                          validation_fraction=0.1, early_stopping_patience=5, random_state=seed,
-                                          progress=progress))
+                                  positions=positions, model_params=model_params)
     volve = any("volve" in (g.source + g.name).lower() or "15/9" in g.name or "15_9" in g.source for g in logs)
     try:
         run_well_experiment(out, train_logs, test_logs, pipe, title="glassformer train", echo=click.echo,
@@ -434,6 +443,75 @@ def _write_las(path: Path, log, cols: dict, units: dict, pipe) -> None:
 
 
 def register(group) -> None:
-    """Add ``demo``, ``train`` and ``predict`` to the click ``group``."""
-    for cmd in (demo, train, predict):
+    """Add ``demo``, ``train``, ``predict`` and ``compare`` to the click ``group``."""
+    for cmd in (demo, train, predict, compare):
         group.add_command(cmd)
+
+
+@click.command("compare", cls=_GreedyCommand)
+@click.option("--demo", "demo_name", type=click.Choice(["porosity", "synthetic-wells", "real-wells"]), default=None,
+              help="Compare on a demonstration's data instead of --data: porosity (7 + 7 depths), "
+                   "synthetic-wells (100 wells) or real-wells (both Volve splits).")
+@click.option("--data", "data", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Well file (.las or .csv); repeat for several wells.")
+@click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
+@click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--log-target/--no-log-target", default=False, show_default=True,
+              help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
+@click.option("--train-depth", default=None, help="Training interval TOP:BASE (file depth unit, e.g. m).")
+@click.option("--test-depth", default=None, help="Forecast/test interval TOP:BASE (file depth unit).")
+@click.option("--test-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Separate test well file(s) (whole logs, or --test-depth of them).")
+@click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
+@click.option("--stride", default=None, type=click.IntRange(1), help="Step between training windows [default T/2].")
+@click.option("--epochs", default=None, type=click.IntRange(1),
+              help="Maximum epochs of both networks [30 on --data; the demo's own with --demo].")
+@click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
+              help="LSTM hidden size per direction (bidirectional).")
+@click.option("--seeds", "n_seeds", default=None, type=click.IntRange(1),
+              help="Number of seeds (42, 0, 1, ...); every network is retrained per seed and the table "
+                   "reports mean ± sd [1 on --data and real-wells; 3 for porosity and synthetic-wells].")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
+@click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
+@click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
+def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
+            hidden_size, n_seeds, out, overwrite, progress):
+    """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
+
+    All four see the same split, scaling and windows; both networks use the same training loop and
+    the same seeds.  Writes a run folder whose metrics.json and report.html hold the table (RMSE,
+    MAE, R², parameters, fit time in s; mean ± sd over --seeds) and whose
+    figures/prediction_vs_depth.png shows every model against depth.
+    """
+    from .demos.common import prepare_run_dir
+    from .demos.compare import compare_demo, compare_wells, load_split, seed_list
+
+    prepare_run_dir(out, overwrite=overwrite)
+    if demo_name:
+        if data:
+            raise InputError("give either --demo or --data, not both")
+        compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
+                     echo=click.echo)
+        click.echo(f"Comparison written to {out} (metrics.json, report.html)")
+        return
+    missing = [name for name, v in (("--data", data), ("--inputs", inputs), ("--target", target),
+                                    ("--train-depth", train_depth)) if not v]
+    if missing:
+        raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
+    from .data.volve import ATTRIBUTION
+
+    input_names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    top, base = _interval(train_depth, "--train-depth")
+    tdepth = _interval(test_depth, "--test-depth") if test_depth else None
+    train_logs, test_logs, boundary = load_split(data, (top, base), tdepth, test_data)
+    if test_logs is train_logs:
+        click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
+    volve = any("volve" in (g.source + g.name).lower() or "15/9" in g.name or "15_9" in g.source for g in train_logs)
+    compare_wells(out, train_logs, test_logs, inputs=input_names, target=target, log_target=log_target,
+                  window=window, stride=stride, epochs=epochs or 30, seeds=seed_list(n_seeds or 1),
+                  hidden_size=hidden_size, boundary=boundary, attribution=ATTRIBUTION if volve else None,
+                  progress=progress, echo=click.echo,
+                  config={"data": [str(p) for p in data], "test_data": [str(p) for p in test_data],
+                          "train_depth": [top, base], "test_depth": test_depth})
+    click.echo(f"Wrote {out}")
+

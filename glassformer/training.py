@@ -494,7 +494,10 @@ class Trainer:
             [(f"param[{i}]", p) for i, p in enumerate(self.params)]
         self.step = step
         self.eval_step = eval_step
-        self.lr = float(lr)
+        try:
+            self.lr = float(lr)
+        except (TypeError, ValueError):
+            raise InputError(f"Trainer: lr must be a finite number > 0, got {lr!r}") from None
         self.optimizer = make_optimizer(optimizer, self.params, lr=self.lr, momentum=momentum,
                                         weight_decay=weight_decay, betas=betas)
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:

@@ -56,6 +56,8 @@ class _Scaler:
         if self.offset_ is None:
             raise NotReadyError(f"{where}: call fit() before transform()")
         arr = as_float_array(X, "X", where, allow_nan=True)
+        if arr.ndim == 0:
+            raise ShapeError(f"{where}: X must be an array (..., n_features), got a scalar (shape ())")
         if arr.ndim == 1 and self.n_features_ == 1:
             return arr
         if arr.shape[-1] != self.n_features_:

@@ -3,10 +3,13 @@
 A *run folder* (``glassformer demo`` / ``glassformer train``) holds::
 
     model/model.npz, model/model.json   the trained SequenceRegressor (+ pipeline metadata)
+    model_lstm/                         the LSTMRegressor of the comparison (when one was trained)
     config.json                         every setting used
-    metrics.json                        RMSE, MAE, R² of the model and the baselines
-    predictions.csv                     one row per depth sample
-    figures/*.png                       loss curve, prediction vs depth, cross-plot, attention
+    metrics.json                        RMSE, MAE, R² of the model and the baselines; "comparison":
+                                        mean ± sd over seeds, parameter counts, fit times
+    predictions.csv                     one row per depth sample, one column per model
+    figures/*.png                       loss curve, every model against depth, cross-plot, attention
+    report.html                         everything above in one self-contained page
 
 All files are written atomically (glassformer.io).  Figures are drawn by :func:`write_figures`
 with :mod:`glassformer.plots`.
@@ -90,7 +93,8 @@ def write_csv(path, frame) -> None:
 def write_figures(run_dir, *, history=None, depth=None, observed=None, predictions=None, boundary=None,
                   quantity="log10 permeability", unit="log10 mD", log_scale=False, porosity=None,
                   permeability=None, log_perm=True, porosity_unit="fraction", crossplot_labels=None,
-                  attention=None, attention_depths=None, depth_unit="m", title="", extra=None) -> list:
+                  attention=None, attention_depths=None, depth_unit="m", title="", extra=None,
+                  attention_title=None) -> list:
     """Write the standard figures of a run into ``run_dir/figures`` and return their paths.
 
     Every argument group is optional; a figure is drawn when its data are given:
@@ -120,10 +124,8 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
             h["val"] = history.val_loss
         save(plots.plot_loss(h, title=f"{title} loss per epoch".strip()), "loss.png")
     if depth is not None and observed is not None and predictions:
-        ax = plots.plot_comparison(depth, observed, predictions, boundary=boundary, quantity=quantity, unit=unit,
-                                   log_scale=log_scale, depth_unit=depth_unit,
-                                   title=f"{title} observed and predicted".strip())
-        save(ax, "prediction_vs_depth.png")
+        save(_comparison_figure(plots, depth, observed, predictions, boundary=boundary, quantity=quantity, unit=unit,
+                                log_scale=log_scale, depth_unit=depth_unit, title=title), "prediction_vs_depth.png")
     if porosity is not None and permeability is not None:
         ax = plots.plot_crossplot(porosity, permeability, log_perm=log_perm, labels=crossplot_labels,
                                   porosity_unit=porosity_unit, depth_unit=depth_unit,
@@ -134,14 +136,82 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
         # Near-uniform weights on a fixed 0-1 scale are one flat colour: stretch the scale to min-max
         # (and say so in the title) so the small contrasts the model did learn stay visible.
         flat = float(np.ptp(A)) < 0.25
+        # Long depth labels (e.g. 2223.5) on 16 ticks run into each other: fewer ticks then.
+        long_labels = attention_depths is not None and max(len(f"{v:g}") for v in np.ravel(attention_depths)) >= 4
         ax = plots.plot_attention(A, query_depths=attention_depths, vmin=None if flat else 0.0,
-                                  vmax=None, depth_unit=depth_unit,
-                                  title=(f"{title} attention weights (layer 0, head 0)"
+                                  vmax=None, depth_unit=depth_unit, max_ticks=8 if long_labels else 16,
+                                  title=(attention_title or f"{title} attention weights (layer 0, head 0)"
                                          + ("\ncolour scale stretched to min-max: weights are near uniform"
                                             if flat else "")).strip())
         save(ax, "attention.png")
     for name, make in (extra or {}).items():
         save(make(), f"{name}.png")
+    return written
+
+
+#: Above this many samples the comparison figure adds a zoomed panel (lines of 4000 samples overlap).
+ZOOM_SAMPLES = 200
+
+
+def _comparison_figure(plots, depth, observed, predictions, *, boundary, quantity, unit, log_scale, depth_unit,
+                       title):
+    """Every model against depth; a long log gets a second panel zoomed on a stretch below the boundary
+    (300 samples, or a fifth of the log if that is shorter, at least 60)."""
+    depth = np.asarray(depth, dtype=float)
+    kw = dict(quantity=quantity, unit=unit, log_scale=log_scale, depth_unit=depth_unit)
+    if len(depth) <= ZOOM_SAMPLES:
+        return plots.plot_comparison(depth, observed, predictions, boundary=boundary,
+                                     title=f"{title} observed and predicted".strip(), **kw)
+    fig = plots._new_figure((11.0, 7.5))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+    plots.plot_comparison(depth, observed, predictions, boundary=boundary, ax=left,
+                          title=f"{title} all depths".strip(), **kw)
+    start = int(np.searchsorted(depth, boundary, side="right")) if boundary is not None else 0
+    # Begin where there is something to compare (logs often start with missing inputs or target).
+    seen = np.isfinite(np.asarray(observed, dtype=float))
+    seen[:start] = False
+    start = int(np.argmax(seen)) if seen.any() else start
+    n_zoom = min(300, max(60, len(depth) // 5))
+    start = min(start, max(0, len(depth) - n_zoom))
+    sl = slice(start, start + n_zoom)
+    plots.plot_comparison(depth[sl], np.asarray(observed)[sl], {k: np.asarray(v)[sl] for k, v in predictions.items()},
+                          boundary=boundary if boundary is not None and depth[sl][0] <= boundary else None, ax=right,
+                          title=f"zoom: {depth[sl][0]:g}-{depth[sl][-1]:g} {depth_unit}"
+                                + (" (start of the forecast)" if boundary is not None else ""), **kw)
+    left.get_legend().remove()
+    return fig
+
+
+def write_trace_figures(run_dir, trace, depth, *, intervals=None, sequences=(0,), sample=0, depth_unit="m") -> list:
+    """Seed 000's look inside the model, from one ``model.trace(...)``, into ``run_dir/figures``.
+
+    Writes ``positional_encoding.png`` (P against depth), ``embeddings.png`` (E, P, Z side by side),
+    ``qkv.png`` (layer 0, batch element ``sample``), ``value_vs_output.png`` (V and U of
+    ``sequences``) and ``stages.png`` (Z, T1, R, F, T2, H of ``sequences``).  ``intervals``
+    (e.g. ``{"train": (0.5, 7.5), "forecast": (7.5, 14.5)}``) are shaded on the depth plots.
+    Returns the written paths.
+    """
+    from .. import plots
+
+    figdir = Path(run_dir) / "figures"
+    written = []
+    depth = np.asarray(depth, dtype=float)
+    P = np.asarray(trace["P"])
+    P = P[sample] if P.ndim == 3 else P
+    makers = {
+        "positional_encoding": lambda: plots.plot_positional_encoding(depth, P, intervals=intervals,
+                                                                      depth_unit=depth_unit),
+        "embeddings": lambda: plots.plot_trace_embeddings(trace, depth, sample=sample, intervals=intervals,
+                                                          depth_unit=depth_unit),
+        "qkv": lambda: plots.plot_trace_qkv(trace, depth, sample=sample, intervals=intervals, depth_unit=depth_unit),
+        "value_vs_output": lambda: plots.plot_trace_value_vs_output(trace, depth, sequences=sequences,
+                                                                    depth_unit=depth_unit),
+        "stages": lambda: plots.plot_trace_stages(trace, depth, sequences=sequences, depth_unit=depth_unit),
+    }
+    for name, make in makers.items():
+        fig = make()
+        written.append(plots.save_figure(fig, figdir / f"{name}.png"))
+        _close(fig)
     return written
 
 
@@ -593,7 +663,7 @@ def run_well_experiment(out, train_logs, test_logs, pipe: WellPipeline, *, title
                   observed=same[f"{pipe.target}_observed_{ucol}"].to_numpy(),
                   predictions={("poro-perm transform" if n.startswith("porosity") else n):
                                same[f"{_COLUMN[n]}_{ucol}"].to_numpy() for n in names},
-                  boundary=boundary, quantity=f"{pipe.target} (log10)" if pipe.log_target else pipe.target,
+                  boundary=boundary, quantity=pipe.target,
                   unit=unit, porosity=phi_all, permeability=np.where(k_all > 0, k_all, np.nan),
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2), title=title)
     echo(format_comparison_table(metrics, unit))
@@ -628,7 +698,8 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
     """Plain-text comparison table: mean (± sd over seeds) of RMSE, MAE, R², parameters, fit time."""
     comp = metrics["comparison"]
     seeds = comp["seeds"]
-    split = "training interval" if key == "train_table" else comp.get("split", "test") + " split"
+    split = "training interval" if key == "train_table" else str(comp.get("split", "test"))
+    split = split if " " in split else f"{split} split"
     spread = len(seeds) > 1
     head = f"{metrics.get('title', '')} -- {split}, RMSE/MAE in {unit}"
     head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"

@@ -12,6 +12,11 @@ It then measures what the seed only proposes: the learned attention's weight on 
 query ``i`` (the superdiagonal) against every other entry, and an ablation that replaces the
 learned attention weights by uniform weights (1/7) or the identity (each depth attends to itself)
 on the held-out sequences.
+
+Comparison (issue 6): a bidirectional LSTM (hidden size 4 per direction, 233 parameters against
+the transformer's 237; Adam, lr 0.01, mini-batches of 32, 100 epochs, seed 42) on the same split;
+its held-out MSE sits beside the transformer's and the baselines'.  A bidirectional recurrence
+reads the next depth directly, so this task does not need attention to be solved.
 """
 
 from __future__ import annotations
@@ -25,7 +30,14 @@ from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_
 from ..data.synthetic import neighbor_dataset, split_by_sequence
 from ..models import SequenceRegressor
 from ..training import PrintLoss
-from .common import prepare_run_dir, write_csv, write_figures, write_json
+import time
+
+from ..models import LSTMRegressor
+from .common import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
+
+#: The LSTM of the comparison (about the transformer's size).
+LSTM_PARAMS = dict(hidden_size=4, bidirectional=True, optimizer="adam", lr=1e-2, batch_size=32, epochs=100,
+                   grad_clip=1.0, random_state=42)
 
 POSITIONS = np.arange(1, 8, dtype=np.float64)
 
@@ -70,13 +82,22 @@ def ablation(model, X, y) -> dict:
             "identity": mse(model.predict_with_attention(X, POSITIONS, np.eye(L)))}
 
 
-def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, echo: Callable = print) -> dict:
+def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int | None = None, report: bool = True,
+        echo: Callable = print) -> dict:
     """Run demonstration 2 and write its run folder; returns the metrics dict."""
     import pandas as pd
 
     out = prepare_run_dir(out)
     echo("Demonstration 2 (seed 000): target = 2 x porosity at the next depth; 800 train / 200 test sequences")
+    t0 = time.perf_counter()
     model, Xtr, ytr, Xte, yte = train(epochs, echo=echo)
+    tf_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    lstm = LSTMRegressor(**dict(LSTM_PARAMS, **({"epochs": lstm_epochs} if lstm_epochs else {}))).fit(Xtr, ytr)
+    lstm_seconds = time.perf_counter() - t0
+    lstm_pred = lstm.predict(Xte)
+    echo(f"LSTM (bidirectional, {lstm.num_parameters()} parameters) held-out MSE: "
+         f"{float(np.mean((lstm_pred - yte) ** 2)):.6f}")
     pred = model.predict(Xte, POSITIONS)
     test_mse = float(np.mean((pred - yte) ** 2))
     echo(f"Held-out test MSE (eval mode, 200 sequences): {test_mse:.6f}")
@@ -100,27 +121,58 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, echo: Callable =
                                    if e <= len(model.history_)},
         "test_mse": test_mse,
         "model": regression_metrics(flat_t, pred.ravel()),
-        "baselines": {"same-depth linear transform": regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
+        "baselines": {"LSTM": regression_metrics(flat_t, lstm_pred.ravel()),
+                      "same-depth linear transform": regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
                       "training mean": regression_metrics(flat_t, np.full_like(flat_t, mean.mean_))},
+        "comparison": {"split": "held-out test sequences (200)", "seeds": [42], "table": {
+            "transformer": {**regression_metrics(flat_t, pred.ravel()), "parameters": model.num_parameters(),
+                            "train_s": tf_seconds},
+            "LSTM": {**regression_metrics(flat_t, lstm_pred.ravel()), "parameters": lstm.num_parameters(),
+                     "train_s": lstm_seconds},
+            "same-depth linear transform": {**regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
+                                            "parameters": 2},
+            "training mean": {**regression_metrics(flat_t, np.full_like(flat_t, mean.mean_)), "parameters": 1}}},
         "attention": {**summ, "mean_matrix": A_mean},
         "ablation_mse": abl,
         "learned_beats_ablations": bool(abl["learned"] < min(abl["uniform"], abl["identity"])),
     }
     model.save(Path(out) / "model", overwrite=True)
+    lstm.save(Path(out) / "model_lstm", overwrite=True)
     write_json(Path(out) / "config.json", {"demo": "neighbor", "seed_section": "Second Transformer Demonstration",
                                            "model": model.get_params(), "data": {"n_sequences": 1000,
                                            "seq_length": 7, "noise_std": 0.01, "seed": 42, "split": "80/20"}})
     write_json(Path(out) / "metrics.json", metrics)
     n, L = Xte.shape[:2]
     rows = pd.DataFrame({"test_sequence": np.repeat(np.arange(n), L), "position": np.tile(POSITIONS, n),
-                         "porosity": Xte.ravel(), "target": yte.ravel(), "prediction": pred.ravel()})
+                         "porosity": Xte.ravel(), "target": yte.ravel(), "prediction": pred.ravel(),
+                         "lstm_prediction": lstm_pred.ravel()})
     write_csv(Path(out) / "predictions.csv", rows)
     from .. import plots
 
+    unit = "sample index"
     write_figures(out, history=model.history_, depth=POSITIONS, observed=yte[0, :, 0],
-                  predictions={"transformer": pred[0, :, 0], "same-depth transform": ppt.predict_log10(Xte[0, :, 0])},
+                  predictions={"transformer": pred[0, :, 0], "LSTM": lstm_pred[0, :, 0],
+                               "same-depth transform": ppt.predict_log10(Xte[0, :, 0]),
+                               "training mean": np.full(len(POSITIONS), mean.mean_)},
                   quantity="Target 2 x porosity(next depth)", unit="v/v", porosity=Xte.ravel(),
                   permeability=yte.ravel(), log_perm=False, attention=A_mean, attention_depths=POSITIONS,
-                  title="Demo 2:", extra={"ablation": lambda: plots.plot_ablation(abl, metric="MSE", unit="")})
+                  depth_unit=unit, title="Demo 2 (test sequence 0):",
+                  attention_title="Demo 2: attention weights (layer 0, head 0), mean over 200 test sequences",
+                  extra={"ablation": lambda: plots.plot_ablation(abl, metric="MSE", unit="(v/v)²",
+                                                                 title="Attention ablation, 200 held-out sequences"),
+                         "tracks": lambda: plots.plot_log_tracks(
+                             POSITIONS, {"porosity": Xte[0, :, 0], "target 2 x porosity(next)": yte[0, :, 0],
+                                         "transformer prediction": pred[0, :, 0]},
+                             units={"porosity": "fraction, v/v", "target 2 x porosity(next)": "v/v",
+                                    "transformer prediction": "v/v"}, depth_unit=unit),
+                         "prediction_panels": lambda: plots.plot_prediction_panels(
+                             POSITIONS, yte[..., 0], pred[..., 0], inputs=Xte[..., 0],
+                             quantity="Target", unit="v/v", depth_unit=unit,
+                             title="Held-out sequences: target (2 x next porosity) and transformer prediction")})
+    write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit=unit)
+    if report:
+        from ..report import write_report
+
+        write_report(out)
     echo(f"Wrote {out}")
     return metrics

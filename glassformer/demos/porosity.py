@@ -18,6 +18,12 @@ Two forecasting schemes are reported, each line labelled with its own depth and 
 
 Seven points and ~200 parameters: a training MSE of ~0 is memorisation, not skill, and there is no
 observed permeability at depths 8-14 to score the forecast against.
+
+Comparison (issue 6): a bidirectional LSTM of about the same size (hidden size 4 per direction, 233
+parameters against the transformer's 237; Adam, lr 0.01, full batch, 3,000 epochs -- plain SGD at
+lr 0.01 barely moves an LSTM in 30,000 epochs), the porosity-permeability transform and the training
+mean are fitted on the same 7 scaled points with the same seed(s).  Their table is the fit on the
+training interval, the only place with truth; their forecasts at depths 8-14 are listed, unscored.
 """
 
 from __future__ import annotations
@@ -29,9 +35,18 @@ import numpy as np
 
 from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 from ..data.scaling import MinMaxScaler
-from ..models import SequenceRegressor
+import time
+
+from ..models import LSTMRegressor, SequenceRegressor
 from ..training import PrintLoss
-from .common import prepare_run_dir, write_csv, write_figures, write_json
+from .common import (format_comparison_table, prepare_run_dir, summarise_runs, write_csv, write_figures, write_json,
+                     write_trace_figures)
+
+#: The LSTM of the comparison: the transformer's size (233 vs 237 parameters), bidirectional.
+LSTM_PARAMS = dict(hidden_size=4, bidirectional=True, optimizer="adam", lr=1e-2, batch_size=None, epochs=3000,
+                   grad_clip=1.0)
+#: Depth intervals shaded on the figures (m): samples 1-7 train, 8-14 forecast.
+INTERVALS = {"train": (0.5, 7.5), "forecast": (7.5, 14.5)}
 
 DEPTH = np.arange(1, 8, dtype=np.float64)                                  # m
 POROSITY = np.array([13.0, 11.0, 9.0, 9.0, 10.0, 8.0, 7.0])                # %
@@ -54,10 +69,11 @@ def prepare_data():
     return x, y, xf, xs, ys
 
 
-def train(epochs: int = 30000, *, print_every: int | None = 2000, echo: Callable = print) -> tuple:
+def train(epochs: int = 30000, *, print_every: int | None = 2000, echo: Callable = print,
+          random_state: int = 42) -> tuple:
     """Train the seed's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``."""
     x, y, xf, xs, ys = prepare_data()
-    model = SequenceRegressor(epochs=epochs)
+    model = SequenceRegressor(epochs=epochs, random_state=random_state)
     cbs = [PrintLoss(print_every, "Epoch {epoch:5d} | MSE: {loss:.6f}", echo=echo)] if print_every else []
     model.fit(x, y, DEPTH, callbacks=cbs)
     return model, x, y, xf, xs, ys
@@ -72,13 +88,75 @@ def forecasts(model, x, xf, ys) -> dict:
     return {"train": train_fit, "forecast_alone": alone, "window14": both}
 
 
-def run(out="glassformer_runs/porosity", *, epochs: int = 30000, echo: Callable = print) -> dict:
-    """Run demonstration 1 and write its run folder; returns the metrics dict."""
+def train_lstm(x, y, *, random_state: int = 42, epochs: int | None = None) -> LSTMRegressor:
+    """The comparison's LSTM (:data:`LSTM_PARAMS`) fitted on the same 7 scaled points."""
+    params = dict(LSTM_PARAMS, random_state=random_state)
+    if epochs is not None:
+        params["epochs"] = epochs
+    return LSTMRegressor(**params).fit(x, y)
+
+
+def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int | None = None,
+            first=None, echo: Callable = print) -> tuple:
+    """Fit every model once per seed on the 7 training depths.
+
+    Returns ``(runs, models)``: the per-seed records for :func:`~glassformer.demos.common.summarise_runs`
+    (split ``"train"``: the training interval) and the first seed's fitted ``{"transformer", "LSTM"}``.
+    ``first``: an already trained transformer for ``seeds[0]`` (with its fit time in ``first.fit_s_``).
+    """
+    to_mD = lambda a: ys.inverse_transform(a.reshape(-1, 1))[:, 0]  # noqa: E731
+    runs, models = [], None
+    for i, seed in enumerate(seeds):
+        seconds = {}
+        if i == 0 and first is not None:
+            tf, seconds["transformer"] = first, first.fit_s_
+        else:
+            t0 = time.perf_counter()
+            tf = SequenceRegressor(epochs=epochs, random_state=seed).fit(x, y, DEPTH)
+            seconds["transformer"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        lstm = train_lstm(x, y, random_state=seed, epochs=lstm_epochs)
+        seconds["LSTM"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ppt = PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY)
+        seconds["porosity-permeability transform"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        mean = TrainingMean().fit(None, PERMEABILITY)
+        seconds["training mean"] = time.perf_counter() - t0
+        preds = {"transformer": to_mD(tf.predict(x, DEPTH)), "LSTM": to_mD(lstm.predict(x)),
+                 "porosity-permeability transform": ppt.predict(POROSITY), "training mean": mean.predict(POROSITY)}
+        runs.append({"seed": seed, "metrics": {"train": {k: regression_metrics(PERMEABILITY, v)
+                                                         for k, v in preds.items()}},
+                     "parameters": {"transformer": tf.num_parameters(), "LSTM": lstm.num_parameters(),
+                                    "porosity-permeability transform": 2, "training mean": 1},
+                     "seconds": seconds,
+                     "forecast_mD": {"transformer": to_mD(tf.predict(xf, DEPTH_FORECAST)),
+                                     "LSTM": to_mD(lstm.predict(xf))}})
+        if len(seeds) > 1:
+            echo(f"  seed {seed}: training-interval RMSE (mD) " + ", ".join(
+                f"{k} {v['rmse']:.2f}" for k, v in runs[-1]["metrics"]["train"].items()))
+        if i == 0:
+            models = {"transformer": tf, "LSTM": lstm}
+    return runs, models
+
+
+def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), lstm_epochs: int | None = None,
+        report: bool = True, echo: Callable = print) -> dict:
+    """Run demonstration 1 and the comparison; write its run folder (with report.html) and return the metrics.
+
+    ``seeds``: the first is the seed's published run (42 reproduces its printed MSE); more seeds
+    retrain every model and report mean ± sd on the training interval.
+    """
     import pandas as pd
 
+    from .. import plots
+
+    seeds = [int(s) for s in seeds]
     out = prepare_run_dir(out)
     echo("Demonstration 1 (seed 000): porosity -> permeability at depths 1-7 m, forecast 8-14 m")
-    model, x, y, xf, xs, ys = train(epochs, echo=echo)
+    t0 = time.perf_counter()
+    model, x, y, xf, xs, ys = train(epochs, echo=echo, random_state=seeds[0])
+    model.fit_s_ = time.perf_counter() - t0
     f = forecasts(model, x, xf, ys)
     echo("Training interval (observed vs predicted, mD):")
     for d, phi, k, kh in zip(DEPTH, POROSITY, PERMEABILITY, f["train"]):
@@ -94,27 +172,55 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, echo: Callable 
          + ", ".join(f"{v:.1f}" for v in f["window14"][:7])
          + " mD -- the seven values the seed prints mislabelled as depths 8-14)")
 
-    # Baselines on the same 7 points (fit quality only: no truth exists at depths 8-14).
+    # The comparison on the same 7 points (fit quality only: no truth exists at depths 8-14).
+    runs, fitted = compare(x, y, xf, ys, seeds=seeds, epochs=epochs, lstm_epochs=lstm_epochs, first=model,
+                           echo=echo)
+    lstm = fitted["LSTM"]
+    to_mD = lambda a: ys.inverse_transform(a.reshape(-1, 1))[:, 0]  # noqa: E731
+    lstm_fit, lstm_fc = to_mD(lstm.predict(x)), to_mD(lstm.predict(xf))
     ppt = PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY)
     mean = TrainingMean().fit(None, PERMEABILITY)
+    summary = summarise_runs(runs, "train")
     hist = model.history_
     metrics = {
         "title": "Demonstration 1 (seed 000)",
-        "units": {"rmse": "mD", "mae": "mD", "r2": "dimensionless", "mse_scaled": "min-max scaled permeability"},
+        "units": {"rmse": "mD", "mae": "mD", "r2": "dimensionless", "mse_scaled": "min-max scaled permeability",
+                  "rmse_sd": "mD", "mae_sd": "mD", "train_s": "s", "train_s_sd": "s"},
         "note": ("Metrics are on the 7 training depths (no observed permeability exists at depths 8-14). "
                  "A near-zero training error of a ~200-parameter model on 7 points is memorisation, not skill."),
         "printed_mse": {str(e): hist.train_loss[e] for e in SEED_MSE if e < len(hist)},
         "model": regression_metrics(PERMEABILITY, f["train"]),
-        "baselines": {"porosity-permeability transform": regression_metrics(PERMEABILITY, ppt.predict(POROSITY)),
+        "baselines": {"LSTM": regression_metrics(PERMEABILITY, lstm_fit),
+                      "porosity-permeability transform": regression_metrics(PERMEABILITY, ppt.predict(POROSITY)),
                       "training mean": regression_metrics(PERMEABILITY, mean.predict(POROSITY))},
+        "comparison": {"split": "training interval (depths 1-7 m; depths 8-14 have no truth)", "seeds": seeds,
+                       "table": summary["table"], "per_seed": summary["per_seed"],
+                       "note": ("Fit on the 7 training depths, mean over seeds (sample sd beside it, none for one "
+                                "seed). Both networks can memorise 7 points: a lower training error here is not "
+                                "evidence of a better forecast. train_s is the fit time in s on this machine.")},
         "forecast_mD": {"depth_m": DEPTH_FORECAST, "porosity_percent": POROSITY_FORECAST,
                         "scheme_A_forecast_window_alone": f["forecast_alone"],
                         "scheme_B_one_14_position_window": f["window14"][7:],
-                        "porosity_permeability_transform": ppt.predict(POROSITY_FORECAST)},
+                        "lstm_forecast_window_alone": lstm_fc,
+                        "porosity_permeability_transform": ppt.predict(POROSITY_FORECAST),
+                        "training_mean": np.full(7, mean.mean_)},
     }
+    if len(seeds) > 1:
+        # No truth at depths 8-14, but the seeds' disagreement there is measurable: it is what the
+        # training error (0 for every seed) hides.
+        metrics["forecast_across_seeds_mD"] = {
+            name: {"depth_m": DEPTH_FORECAST,
+                   "mean": np.mean([r["forecast_mD"][name] for r in runs], axis=0),
+                   "sd": np.std([r["forecast_mD"][name] for r in runs], axis=0, ddof=1)}
+            for name in ("transformer", "LSTM")}
+        for name, v in metrics["forecast_across_seeds_mD"].items():
+            echo(f"  {name} forecast at depths 8-14, sd across seeds (mD): "
+                 + ", ".join(f"{x:.1f}" for x in v["sd"]))
     model.save(Path(out) / "model", overwrite=True)
+    lstm.save(Path(out) / "model_lstm", overwrite=True)
     write_json(Path(out) / "config.json", {"demo": "porosity", "seed_section": "Transformer Demonstration #1",
-                                           "model": model.get_params(), "positions": "depth (m), 1..14",
+                                           "model": model.get_params(), "lstm": lstm.get_params(), "seeds": seeds,
+                                           "positions": "depth (m), 1..14",
                                            "scaling": {"porosity": xs.to_dict(), "permeability": ys.to_dict()}})
     write_json(Path(out) / "metrics.json", metrics)
     rows = pd.DataFrame({
@@ -124,20 +230,43 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, echo: Callable 
         "permeability_observed_mD": np.concatenate([PERMEABILITY, np.full(7, np.nan)]),
         "transformer_own_window_mD": np.concatenate([f["train"], f["forecast_alone"]]),
         "transformer_14_window_mD": f["window14"],
+        "lstm_own_window_mD": np.concatenate([lstm_fit, lstm_fc]),
         "poro_perm_transform_mD": ppt.predict(np.concatenate([POROSITY, POROSITY_FORECAST])),
+        "training_mean_mD": np.full(14, mean.mean_),
     })
     write_csv(Path(out) / "predictions.csv", rows)
     depth_all = np.concatenate([DEPTH, DEPTH_FORECAST])
-    tr = model.trace(np.concatenate([x, xf], axis=1), depth_all)
-    write_figures(out, history=hist, depth=depth_all,
-                  observed=np.concatenate([PERMEABILITY, np.full(7, np.nan)]),
-                  predictions={"A: own 7-depth windows": rows["transformer_own_window_mD"].to_numpy(),
-                               "B: one 14-depth window": f["window14"],
-                               "poro-perm transform": rows["poro_perm_transform_mD"].to_numpy()},
-                  boundary=7.5, quantity="Permeability", unit="mD",
-                  porosity=np.concatenate([POROSITY, POROSITY_FORECAST]),
+    phi_all = np.concatenate([POROSITY, POROSITY_FORECAST])
+    observed = np.concatenate([PERMEABILITY, np.full(7, np.nan)])
+    x_all = np.concatenate([x, xf], axis=1)
+    tr = model.trace(x_all, depth_all)
+    write_figures(out, history=hist, depth=depth_all, observed=observed,
+                  predictions={"transformer A: own 7-depth windows": rows["transformer_own_window_mD"].to_numpy(),
+                               "transformer B: one 14-depth window": f["window14"],
+                               "LSTM (own 7-depth windows)": rows["lstm_own_window_mD"].to_numpy(),
+                               "poro-perm transform": rows["poro_perm_transform_mD"].to_numpy(),
+                               "training mean": rows["training_mean_mD"].to_numpy()},
+                  boundary=7.5, quantity="Permeability", unit="mD", porosity=phi_all,
                   permeability=np.concatenate([PERMEABILITY, f["forecast_alone"]]),
                   crossplot_labels=[f"{d:g}" for d in depth_all], porosity_unit="%",
-                  attention=tr["layers.0.A"][0, 0], attention_depths=depth_all, title="Demo 1:")
+                  attention=tr["layers.0.A"][0, 0], attention_depths=depth_all, title="Demo 1:",
+                  extra={
+                      "tracks": lambda: plots.plot_log_tracks(
+                          depth_all, {"porosity": phi_all, "permeability (observed)": observed,
+                                      "permeability (transformer A)": rows["transformer_own_window_mD"].to_numpy()},
+                          units={"porosity": "%", "permeability (observed)": "mD",
+                                 "permeability (transformer A)": "mD"},
+                          intervals=INTERVALS, porosity_unit="%"),
+                      "crossplot_normalised": lambda: plots.plot_crossplot(
+                          x_all[0, :, 0], np.concatenate([y[0, :, 0], np.full(7, np.nan)]), normalised=True,
+                          labels=[f"{d:g}" for d in depth_all],
+                          title="Cross-plot min-max scaled on depths 1-7 (what the model sees)"),
+                  })
+    write_trace_figures(out, tr, depth_all, intervals=INTERVALS, sequences=(0,))
+    echo(format_comparison_table(metrics, "mD"))
+    if report:
+        from ..report import write_report
+
+        write_report(out)
     echo(f"Wrote {out}")
     return metrics

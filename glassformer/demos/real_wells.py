@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..data.volve import ATTRIBUTION, F11B_FORECAST_M, F11B_TRAIN_M, read_volve
-from .common import WellPipeline, run_well_experiment
+from .common import WellPipeline, run_well_experiment, write_json
 from .synthetic_wells import WELL_LSTM, WELL_MODEL
 
 INPUTS = ["PHIF", "VSH", "SW"]
@@ -56,5 +56,16 @@ def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32
         out / "across-wells", [f11b, f1b], [f1a], _pipe(epochs, window, lstm), seeds=seeds,
         title="Across wells (test 15/9-F-1 A)", echo=echo, attribution=ATTRIBUTION,
         config={"demo": "real-wells", "experiment": "across-wells"})
+    # The parent folder gets both comparison tables and a report linking nothing external.
+    write_json(out / "metrics.json", {
+        "title": "Real Volve wells: transformer vs LSTM vs transform vs mean",
+        "units": {"rmse": "log10 mD", "mae": "log10 mD", "r2": "dimensionless", "rmse_sd": "log10 mD",
+                  "mae_sd": "log10 mD", "train_s": "s", "train_s_sd": "s"},
+        "note": "Test-split tables of the two experiments; each sub-folder holds its own report.html and figures.",
+        **{name: r["comparison"]["table"] for name, r in results.items()},
+        "seeds": list(seeds), "attribution": ATTRIBUTION})
+    from ..report import write_report
+
+    write_report(out)
     echo(ATTRIBUTION)
     return results

@@ -31,11 +31,11 @@ from ..training import PrintLoss
 __all__ = ["QUICK", "FULL", "run_shakespeare"]
 
 #: About 30 s on 2 cores.
-QUICK = dict(d_model=64, nhead=4, num_layers=2, dim_feedforward=256, dropout=0.0, block_size=64, batch_size=16,
-             steps=150, steps_per_epoch=25, lr=3e-3, warmup_steps=15, positional="learned", dtype="float32")
-#: A few minutes on 2 cores.
-FULL = dict(d_model=96, nhead=4, num_layers=3, dim_feedforward=384, dropout=0.0, block_size=96, batch_size=24,
-            steps=800, steps_per_epoch=50, lr=2e-3, warmup_steps=50, positional="learned", dtype="float32")
+QUICK = dict(d_model=64, nhead=4, num_layers=2, dim_feedforward=256, dropout=0.0, block_size=64, batch_size=32,
+             steps=500, steps_per_epoch=50, lr=3e-3, warmup_steps=30, positional="learned", dtype="float32")
+#: About 3 minutes on 2 cores.
+FULL = dict(d_model=128, nhead=4, num_layers=3, dim_feedforward=512, dropout=0.0, block_size=128, batch_size=24,
+            steps=700, steps_per_epoch=50, lr=2e-3, warmup_steps=50, positional="learned", dtype="float32")
 
 PROMPT = "ROMEO:\n"
 
@@ -47,7 +47,7 @@ def _unigram_entropy(ids: np.ndarray, vocab: int) -> float:
 
 
 def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable = print, progress: bool = True,
-                    data_path=None, sample_chars: int = 500, **overrides) -> dict:
+                    data_path=None, sample_chars: int = 500, blas_threads: int | None = 1, **overrides) -> dict:
     """Train a character-level LM on tiny Shakespeare into ``out_dir``; returns the metrics.
 
     Parameters
@@ -65,6 +65,8 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     sample_chars : int, default 500
         Length of the generated sample (bounded by the context: the prompt plus new characters
         must fit in ``block_size``, so the sample is generated in windows; see below).
+    blas_threads : int or None, default 1
+        BLAS threads during the run (:func:`glassformer.demos.translate.limit_blas_threads`).
     **overrides
         Any key of :data:`QUICK` / :data:`FULL`.
 
@@ -75,9 +77,8 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     characters of the text so far.
     """
     from ..errors import InputError
-    from ..io import atomic_write_text
-    from ..plots import plot_cross_attention, plot_loss, save_figure
-    from .common import prepare_run_dir, write_json
+    from .common import prepare_run_dir
+    from .translate import limit_blas_threads
 
     cfg = dict(QUICK if quick else FULL)
     unknown = set(overrides) - set(cfg)
@@ -85,6 +86,16 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
         raise InputError(f"run_shakespeare: unknown setting(s) {sorted(unknown)}; known: {sorted(cfg)}")
     cfg.update(overrides)
     out = prepare_run_dir(out_dir)
+    with limit_blas_threads(blas_threads):
+        return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path,
+                    sample_chars=sample_chars)
+
+
+def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> dict:
+    from ..io import atomic_write_text
+    from ..plots import plot_cross_attention, plot_loss, save_figure
+    from .common import write_json
+
     t_start = time.perf_counter()
     text = load_shakespeare(data_path)
     train_text, val_text = split_text(text, 0.1)

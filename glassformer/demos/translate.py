@@ -36,7 +36,7 @@ from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..training import PrintLoss
 
 __all__ = ["QUICK", "FULL", "prepare_translation", "train_translation", "bleu", "translate_texts",
-           "run_translate"]
+           "run_translate", "limit_blas_threads"]
 
 #: CI-sized run (about 1.5-2 min on 2 cores).
 QUICK = dict(n_train=20000, max_vocab=2000, d_model=64, nhead=4, num_layers=2, dim_feedforward=256,
@@ -161,8 +161,26 @@ def _cross_attention_figures(model, data, fig_dir: Path, n: int = 3) -> list[str
     return files
 
 
+def limit_blas_threads(n: int | None):
+    """Context manager limiting BLAS to ``n`` threads (None: no change), via threadpoolctl if installed.
+
+    The demos' matrices are small (d_model 64-128), so a second BLAS thread gains little on an idle
+    machine, while oversubscribed threads (other processes on the same cores) were measured to slow
+    training down more than tenfold.
+    """
+    from contextlib import nullcontext
+
+    if n is None:
+        return nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # threadpoolctl is installed with scikit-learn; without it nothing changes
+        return nullcontext()
+    return threadpool_limits(limits=int(n), user_api="blas")
+
+
 def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable = print, progress: bool = True,
-                  data_path=None, **overrides) -> dict:
+                  data_path=None, blas_threads: int | None = 1, **overrides) -> dict:
     """Train, evaluate and document an English->French model in ``out_dir``; returns the metrics.
 
     Parameters
@@ -179,6 +197,8 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
         tqdm progress bar over epochs.
     data_path : path, optional
         ``fra.txt`` (default: the shared data folder, see :func:`glassformer.text.load_pairs`).
+    blas_threads : int or None, default 1
+        BLAS threads during the run (:func:`limit_blas_threads`); None leaves the setting alone.
     **overrides
         Any key of :data:`QUICK` / :data:`FULL` (e.g. ``epochs=2``).
 
@@ -187,9 +207,7 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     dict: ``bleu_greedy``, ``bleu_beam``, ``bleu_copy_source``, ``bleu_untrained_greedy``, final losses,
     sizes and timings (also written to ``metrics.json``).
     """
-    from .common import prepare_run_dir, write_json
-    from ..io import atomic_write_text
-    from ..plots import plot_loss, save_figure
+    from .common import prepare_run_dir
 
     cfg = dict(QUICK if quick else FULL)
     unknown = set(overrides) - set(cfg)
@@ -199,6 +217,15 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
         raise InputError(f"run_translate: unknown setting(s) {sorted(unknown)}; known: {sorted(cfg)}")
     cfg.update(overrides)
     out = prepare_run_dir(out_dir)
+    with limit_blas_threads(blas_threads):
+        return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path)
+
+
+def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dict:
+    from ..io import atomic_write_text
+    from ..plots import plot_loss, save_figure
+    from .common import write_json
+
     t_start = time.perf_counter()
     data = prepare_translation(n_train=cfg["n_train"], max_vocab=cfg["max_vocab"], seed=seed, path=data_path)
     echo(f"translate: {len(data['train'])} training pairs, vocabularies {data['src_tok'].vocab_size} (en) / "

@@ -376,8 +376,12 @@ class SequenceRegressor(Module):
         p = self._params
         X = self._check_X(X, "SequenceRegressor.fit")
         Y = self._check_y(y, X, "SequenceRegressor.fit")
+        if not np.isfinite(Y).any():
+            raise InputError(f"SequenceRegressor.fit: y {Y.shape} holds no observed (non-NaN) target; nothing to train on")
         pos = self._check_positions(positions, X, "SequenceRegressor.fit")
         val = None
+        if (X_val is None) != (y_val is None):
+            raise InputError("SequenceRegressor.fit: X_val and y_val must be given together")
         if X_val is not None:
             Xv = self._check_X(X_val, "SequenceRegressor.fit (X_val)")
             Yv = self._check_y(y_val, Xv, "SequenceRegressor.fit (y_val)")
@@ -516,7 +520,7 @@ class SequenceRegressor(Module):
             raise InputError(f"predict_with_attention: layer must be in [0, {n_layers}), got {layer}")
         B, L = X.shape[:2]
         Hh = self._params["num_heads"]
-        A = np.asarray(A, dtype=self._dtype_np)
+        A = as_float_array(A, "A", "predict_with_attention", dtype=self._dtype_np)
         if A.ndim == 2:
             A = A[None, None]
         elif A.ndim == 3:

@@ -85,7 +85,7 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_dtype", None)
+        object.__setattr__(self, "_dtype_cache", None)
         self.training = True
         self._keep_cache = True
         self._cache = None
@@ -100,10 +100,10 @@ class Module:
         mods.pop(name, None)
         if isinstance(value, Parameter):
             params[name] = value
-            object.__setattr__(self, "_dtype", None)   # the cached dtype may change
+            object.__setattr__(self, "_dtype_cache", None)   # the cached dtype may change
         elif isinstance(value, Module):
             mods[name] = value
-            object.__setattr__(self, "_dtype", None)
+            object.__setattr__(self, "_dtype_cache", None)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -203,10 +203,10 @@ class Module:
         Cached, because layers read it on every forward; ``to()`` and assigning a
         parameter or child reset the cache.
         """
-        if self._dtype is None:
+        if self._dtype_cache is None:
             first = next(iter(self.named_parameters()), None)
-            object.__setattr__(self, "_dtype", first[1].dtype if first else np.dtype(np.float64))
-        return self._dtype
+            object.__setattr__(self, "_dtype_cache", first[1].dtype if first else np.dtype(np.float64))
+        return self._dtype_cache
 
     def to(self, dtype) -> "Module":
         """Cast every parameter (and its gradient) to ``dtype`` (float64 or float32), in place; returns self."""
@@ -216,7 +216,7 @@ class Module:
                 p.data = p.data.astype(dt)
                 p.grad = p.grad.astype(dt)
         for m in self.modules():
-            object.__setattr__(m, "_dtype", None)
+            object.__setattr__(m, "_dtype_cache", None)
             m._on_dtype_change(dt)
         return self
 

@@ -1,0 +1,136 @@
+"""Transformer vs. LSTM vs. the field's transform vs. the training mean, on identical splits (issue 6).
+
+Seed 000 builds its transformer as the successor of an LSTM and promises to compare the two on the
+same training and forecast intervals, warning that transformers are not guaranteed to win with
+little data.  Here both networks are trained by the same :class:`~glassformer.training.Trainer` on
+the same windows, scaling, split and seeds, beside the porosity-permeability transform (linear
+regression of log10 k on porosity) and the training mean:
+
+* :func:`compare_wells` -- the user's wells (``glassformer compare --data ...``);
+* :func:`compare_demo` -- demonstration 1 (7 + 7 depths), the 100 synthetic wells, or both Volve
+  splits (``glassformer compare --demo ...``).
+
+Each run folder's ``metrics.json["comparison"]`` holds the table (RMSE, MAE, R², parameter count,
+fit time in s; mean and sample sd over seeds), ``figures/prediction_vs_depth.png`` all predictions
+against depth, and ``report.html`` everything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..errors import DepthError, InputError
+from .common import WellPipeline, run_well_experiment
+
+__all__ = ["COMPARE_DEMOS", "compare_demo", "compare_wells", "load_split", "seed_list"]
+
+COMPARE_DEMOS = ("porosity", "synthetic-wells", "real-wells")
+
+
+def seed_list(n: int, first: int = 42) -> list:
+    """``n`` seeds: ``first`` (the demos' published seed), then 0, 1, 2, ... (skipping ``first``).
+
+    Raises
+    ------
+    InputError
+        If ``n < 1``.
+    """
+    if int(n) < 1:
+        raise InputError(f"--seeds must be >= 1, got {n}")
+    rest = [s for s in range(int(n) + 1) if s != first]
+    return [int(first)] + rest[:int(n) - 1]
+
+
+def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = None, test_data: Sequence = ()):
+    """Read wells and cut them into training and test logs, as ``glassformer train`` does.
+
+    Parameters
+    ----------
+    data : paths of LAS/CSV wells holding the training interval ``train_depth = (top, base)``
+        (file depth unit).
+    test_depth : (top, base), optional
+        Forecast interval: of the same wells (a depth shared with ``train_depth``'s base stays in
+        training), or of ``test_data`` when given.
+    test_data : paths of separate test wells (whole logs, or their ``test_depth``).
+
+    Returns
+    -------
+    (train_logs, test_logs, boundary)
+        ``boundary`` is the train/forecast depth for the figures (None across wells).  With no test
+        interval at all the test logs are the training logs (the caller should say so).
+
+    Raises
+    ------
+    DepthError
+        If ``test_depth`` lies inside ``train_depth`` of a well.
+    """
+    from ..data.wells import read_well
+
+    top, base = train_depth
+    logs = [read_well(p) for p in data]
+    train_logs = [g.interval(top, base) for g in logs]
+    test_logs, boundary = [], None
+    if test_depth and not test_data:
+        ttop, tbase = test_depth
+        for g in logs:
+            later = g.depth[g.depth > base]
+            if top <= ttop <= base:   # overlap: a shared boundary depth (e.g. 4300 m) stays in training
+                if not later.size or later[0] > tbase:
+                    raise DepthError(f"test interval {ttop}:{tbase} lies inside the training interval "
+                                     f"{top}:{base} in {g.name}")
+                ttop = max(ttop, float(later[0]))
+            test_logs.append(g.interval(ttop, tbase))
+        boundary = base if ttop >= top else top
+    for p in test_data:
+        g = read_well(p)
+        test_logs.append(g.interval(*test_depth) if test_depth else g)
+    return train_logs, (test_logs or train_logs), boundary
+
+
+def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: bool = True, window: int = 32,
+                  stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
+                  boundary=None, attribution: str | None = None, config: dict | None = None,
+                  overwrite: bool = True, progress: bool = False, echo: Callable = print) -> dict:
+    """Train the well transformer and the bidirectional LSTM on the same windows, once per seed.
+
+    The transformer is :data:`~glassformer.demos.synthetic_wells.WELL_MODEL` (``glassformer
+    train``'s defaults), the LSTM :data:`~glassformer.demos.synthetic_wells.WELL_LSTM` with
+    ``hidden_size``; both get ``epochs`` (maximum; early stopping on 10% of the windows).
+    Returns the metrics written to ``out/metrics.json``.
+    """
+    from .synthetic_wells import WELL_LSTM, WELL_MODEL
+
+    pipe = WellPipeline(list(inputs), target, log_target=log_target, window=window, stride=stride,
+                        positions="index", model_params=dict(WELL_MODEL, epochs=epochs, progress=progress),
+                        lstm_params=dict(WELL_LSTM, epochs=epochs, hidden_size=hidden_size, progress=progress))
+    cfg = {"command": "compare", "epochs": epochs, "seeds": list(seeds)}
+    cfg.update(config or {})
+    return run_well_experiment(out, train_logs, test_logs, pipe, title="glassformer compare", echo=echo,
+                               boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
+                               config=cfg)
+
+
+def compare_demo(name: str, out, *, seeds=None, epochs: int | None = None, echo: Callable = print) -> dict:
+    """Run the comparison of one demonstration into ``out``.
+
+    ``name``: ``"porosity"`` (training-interval fit, forecasts listed; 3 seeds by default),
+    ``"synthetic-wells"`` (3 seeds by default) or ``"real-wells"`` (both Volve splits, one seed by
+    default).  ``seeds``: a list of seeds or None; ``epochs``: the transformer's epochs (None = the
+    demo's own).
+
+    Raises
+    ------
+    InputError
+        For an unknown name.
+    """
+    from . import porosity, real_wells, synthetic_wells
+
+    if name not in COMPARE_DEMOS:
+        raise InputError(f"unknown comparison demo {name!r}; choose from {', '.join(COMPARE_DEMOS)}")
+    kw = {} if epochs is None else {"epochs": int(epochs)}
+    if name == "porosity":
+        return porosity.run(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
+    if name == "synthetic-wells":
+        return synthetic_wells.run(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
+    return real_wells.run(Path(out), seeds=seeds or seed_list(1), echo=echo, **kw)

@@ -1,0 +1,213 @@
+"""The CLI never shows a raw traceback or loses a file (issue 9).
+
+Every bad file of the corpus (tests/fixtures/wells/bad_*), every bad option, and every bad model
+file gives exit status 2 and exactly one line on stderr naming the file/curve/option; disguised
+pickles are refused without being unpickled; outputs are never overwritten without --overwrite;
+a save that dies halfway keeps the previous run folder.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from glassformer.cli import main
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "wells"
+REPO = Path(__file__).resolve().parents[1]
+BAD = sorted(p.name for p in FIX.glob("bad_*"))
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err and lines[0].startswith("glassformer: error: "), err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def well_csv(tmp_path_factory):
+    rng = np.random.default_rng(11)
+    n = 600
+    depth = 2000 + 0.1 * np.arange(n)
+    phi = 0.2 + 0.08 * np.sin(depth / 3) + 0.02 * rng.standard_normal(n)
+    vsh = np.clip(0.3 - 0.5 * (phi - 0.2), 0, 1)
+    k = 10 ** (12 * phi - 1)
+    k[:50] = np.nan                                   # 2000-2004.9 m: target all null
+    phi[300] = np.nan                                 # a gap in the inputs at 2030 m
+    path = tmp_path_factory.mktemp("well") / "well.csv"
+    pd.DataFrame({"DEPTH": depth, "PHIF": phi, "VSH": vsh, "KLOGH": k}).to_csv(path, index=False)
+    return path
+
+
+def _args(data, out, *extra, train="2005:2029", inputs=("PHIF", "VSH"), target="KLOGH"):
+    return ["train", "--data", str(data), "--inputs", *inputs, "--target", target, "--train-depth", train,
+            "--window", "16", "--epochs", "1", "--d-model", "8", "--out", str(out), "--no-progress",
+            "--checkpoint-every", "100", *extra]
+
+
+@pytest.fixture(scope="module")
+def run(well_csv, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "run"
+    assert main(_args(well_csv, out)) == 0
+    return out
+
+
+# ------------------------------------------------------------------------- the bad-file corpus
+@pytest.mark.parametrize("name", BAD)
+def test_every_bad_file_exits_2_with_one_line(name, tmp_path, capsys):
+    rc = main(_args(FIX / name, tmp_path / "out"))
+    line = _one_error_line(capsys)
+    assert rc == 2 and name in line
+    assert not (tmp_path / "out").exists()            # nothing created for a refused run
+
+
+@pytest.mark.parametrize("name", ["bad_truncated_mid_row.las", "bad_missing_depth.csv", "bad_non_utf8.csv"])
+def test_bad_file_to_predict_exits_2(run, name, tmp_path, capsys):
+    capsys.readouterr()
+    rc = main(["predict", "--model", str(run), "--data", str(FIX / name), "--out", str(tmp_path / "p.csv")])
+    assert rc == 2 and name in _one_error_line(capsys)
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "glassformer", *_args(FIX / "bad_wrap_invalid.las", tmp_path / "o")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"glassformer: error: {FIX / 'bad_wrap_invalid.las'}: WRAP must be YES or NO, got 'MAYBE'"]
+
+
+# ------------------------------------------------------------------------- bad options and intervals
+@pytest.mark.parametrize("kwargs, extra, message", [
+    ({"target": "PERM"}, (), r"curve 'PERM' not found in .*well\.csv.*; available: DEPTH, PHIF, VSH, KLOGH"),
+    ({"inputs": ("PHIF", "GR")}, (), r"curve 'GR' not found .*available: DEPTH, PHIF, VSH, KLOGH"),
+    ({"train": "1990:2010"}, (), r"interval 1990-2010 m lies outside the log's depth range 2000-2059\.9 m"),
+    ({"train": "2000:2004.9"}, (), r"well\.csv: target curve KLOGH has no valid \(non-null\) sample in the training "
+                                   r"interval 2000:2004\.9 m \(50 samples, all null\)"),
+    ({"train": "2005:2035"}, ("--window", "400"), r"--window 400: no gap-free run of inputs PHIF, VSH is that long "
+                                                  r"in the training interval 2005:2035 \(longest per file: .*well\.csv: "
+                                                  r"250\); use --window 250 or less"),
+    ({"train": "2029.9:2030.1"}, (), r"no gap-free run of at least 2 samples"),
+    ({"train": "2010-2020"}, (), r"--train-depth must be TOP:BASE"),
+    ({"train": "2020:2010"}, (), r"--train-depth must be TOP:BASE with TOP < BASE"),
+    ({"train": "nan:2010"}, (), r"--train-depth must be TOP:BASE with TOP < BASE"),
+    ({"target": "PHIF"}, (), r"--target PHIF is also one of --inputs PHIF VSH"),
+    ({}, ("--seed", "-1"), r"Invalid value for '--seed'"),
+    ({}, ("--lr", "nan"), r"--lr: the learning rate must be a finite number > 0, got nan"),
+    ({}, ("--heads", "3"), r"d_model \(8\) must be divisible by num_heads \(3\)"),
+    ({}, ("--positional", "bogus"), r"name must be one of \[.*\], got 'bogus'"),
+    ({}, ("--window", "1"), r"Invalid value for '--window'"),
+    ({}, ("--test-depth", "2010:2020"), r"--test-depth 2010:2020 lies inside --train-depth 2005:2029"),
+])
+def test_bad_options_exit_2_naming_what_and_where(well_csv, tmp_path, capsys, kwargs, extra, message):
+    import re
+
+    rc = main(_args(well_csv, tmp_path / "out", *extra, **kwargs))
+    line = _one_error_line(capsys)
+    assert rc == 2 and re.search(message, line), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_mixed_depth_units_across_data_files(well_csv, tmp_path, capsys):
+    import lasio
+
+    df = pd.read_csv(well_csv)
+    las = lasio.LASFile()
+    las.append_curve("DEPT", df["DEPTH"].to_numpy(), unit="FT")
+    for c in ("PHIF", "VSH", "KLOGH"):
+        las.append_curve(c, df[c].to_numpy())
+    ft = tmp_path / "feet.las"
+    with open(ft, "w") as fh:
+        las.write(fh, version=2.0)
+    args = _args(well_csv, tmp_path / "out")
+    assert main(args[:3] + ["--data", str(ft)] + args[3:]) == 2
+    line = _one_error_line(capsys)
+    assert f"wells mix depth units (convert them first): {well_csv}: m; {ft}: ft" in line
+    assert main(args + ["--test-data", str(ft)]) == 2
+    assert f"{ft}: ft" in _one_error_line(capsys)
+
+
+# ------------------------------------------------------------------------- model files
+def test_pickle_disguised_as_model_is_refused_without_unpickling(run, tmp_path, capsys):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.mkdir, (str(marker),))
+
+    fake = tmp_path / "fake"
+    shutil.copytree(run / "model", fake / "model")
+    (fake / "model" / "model.npz").write_bytes(pickle.dumps(Evil()))
+    rc = main(["predict", "--model", str(fake), "--data", str(FIX / "good.csv"), "--out", str(tmp_path / "p.csv")])
+    line = _one_error_line(capsys)
+    assert rc == 2 and "model.npz: not a NumPy .npz archive; it looks like a Python pickle" in line
+    assert not marker.exists() and not (tmp_path / "p.csv").exists()
+    # an .npz whose member is an object array (np.save pickles it) is refused the same way
+    np.savez(fake / "model" / "model.npz", **{"head.weight": np.array([Evil()], dtype=object)})
+    assert main(["predict", "--model", str(fake), "--data", str(FIX / "good.csv"), "--out", str(tmp_path / "p.csv")]) == 2
+    assert "never unpickles" in _one_error_line(capsys)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda b: b[: len(b) // 2], "truncated or corrupted archive"),
+    (lambda b: b[:-200] + bytes([b[-200] ^ 0xFF]) + b[-199:], "corrupt|checksum mismatch|truncated"),
+    (lambda b: b"DEPTH,PHIF\n1,2\n", "looks like a text file"),
+    (lambda b: b"", "the file is empty"),
+])
+def test_damaged_model_files_exit_2(run, tmp_path, capsys, damage, message):
+    import re
+
+    fake = tmp_path / "fake"
+    shutil.copytree(run / "model", fake)
+    npz = fake / "model.npz"
+    npz.write_bytes(damage(npz.read_bytes()))
+    rc = main(["predict", "--model", str(fake), "--data", str(FIX / "good.csv"), "--out", str(tmp_path / "p.csv")])
+    line = _one_error_line(capsys)
+    assert rc == 2 and re.search(message, line) and "model.npz" in line, line
+
+
+def test_model_folder_without_model_exits_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    rc = main(["predict", "--model", str(tmp_path / "empty"), "--data", str(FIX / "good.csv"),
+               "--out", str(tmp_path / "p.csv")])
+    assert rc == 2 and "no model found" in _one_error_line(capsys)
+
+
+# ------------------------------------------------------------------------- never lose a file
+def test_existing_run_is_not_overwritten_without_overwrite(run, well_csv, capsys):
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    assert main(_args(well_csv, run, train="2005:2025")) == 2
+    assert "folder exists and is not empty; pass --overwrite" in _one_error_line(capsys)
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+def test_run_folder_save_dying_halfway_keeps_the_previous_model(run, well_csv, tmp_path, monkeypatch, capsys):
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    model_before = {p.name: p.read_bytes() for p in (copy / "model").iterdir()}
+    real = np.lib.format.write_array
+
+    def dying(fh, arr, **kw):
+        if arr.ndim == 2 and arr.shape[0] == 1:        # the head weight (1, d_model): dies mid-archive
+            raise OSError(28, "No space left on device")
+        return real(fh, arr, **kw)
+
+    monkeypatch.setattr(np.lib.format, "write_array", dying)
+    rc = main(_args(well_csv, copy, "--overwrite", "--seed", "7"))
+    monkeypatch.undo()
+    line = _one_error_line(capsys)
+    assert rc == 1 and "No space left on device" in line
+    assert {p.name: p.read_bytes() for p in (copy / "model").iterdir()} == model_before   # no temp file either
+    assert main(["predict", "--model", str(copy), "--data", str(well_csv), "--out", str(tmp_path / "p.csv")]) == 0

@@ -1,0 +1,104 @@
+"""The comparison of issue 6 (transformer, LSTM, porosity-permeability transform, training mean) and
+the run folders of every demo (issue 7: report.html in each).
+
+Data: Volve field data set, courtesy of Equinor and the Volve licence partners (see
+../shared/data/real/README.md for the full attribution).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from glassformer import LSTMRegressor
+from glassformer.cli import main
+from glassformer.demos.common import summarise_runs
+from glassformer.demos.compare import seed_list
+
+F11B = "15_9-F11B_WLC_PETRO_COMPUTED_OUTPUT_1.LAS"
+MODELS = {"transformer", "LSTM", "porosity-permeability transform", "training mean"}
+
+
+def test_seed_list():
+    assert seed_list(1) == [42]
+    assert seed_list(3) == [42, 0, 1]
+    assert seed_list(3, first=0) == [0, 1, 2]
+
+
+def test_summarise_runs_mean_and_sample_sd():
+    def run(seed, rmse, secs):
+        m = {"rmse": rmse, "mae": rmse / 2, "r2": 1 - rmse, "n": 10}
+        return {"seed": seed, "metrics": {"test": {"net": m}}, "parameters": {"net": 7}, "seconds": {"net": secs}}
+
+    out = summarise_runs([run(1, 0.2, 1.0), run(2, 0.4, 3.0)], "test")
+    row = out["table"]["net"]
+    assert row["rmse"] == pytest.approx(0.3) and row["rmse_sd"] == pytest.approx(math.sqrt(0.02))
+    assert row["mae"] == pytest.approx(0.15) and row["r2"] == pytest.approx(0.7)
+    assert row["train_s"] == pytest.approx(2.0) and row["train_s_sd"] == pytest.approx(math.sqrt(2.0))
+    assert row["parameters"] == 7 and row["n"] == 10
+    assert out["per_seed"]["net"]["rmse"] == [0.2, 0.4]
+    assert summarise_runs([run(1, 0.2, 1.0)], "test")["table"]["net"]["rmse_sd"] is None
+
+
+def test_compare_command_on_a_real_volve_well(shared_data, tmp_path):
+    out = tmp_path / "cmp"
+    rc = main(["compare", "--data", str(shared_data / "real" / F11B), "--inputs", "PHIF", "VSH", "SW",
+               "--target", "KLOGH", "--log-target", "--train-depth", "3351.6:3500", "--test-depth", "3500:3560",
+               "--window", "16", "--epochs", "2", "--hidden-size", "4", "--seeds", "2", "--out", str(out)])
+    assert rc == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    comp = metrics["comparison"]
+    assert comp["seeds"] == [42, 0] and set(comp["table"]) == MODELS
+    for name, row in comp["table"].items():
+        for key in ("rmse", "mae", "r2", "train_s"):
+            assert isinstance(row[key], float) and math.isfinite(row[key]), (name, key)
+        assert isinstance(row["parameters"], int) and row["parameters"] >= 1
+        assert row["n"] == 600                      # 3500.1 .. 3560.0 m at 0.1 m
+    assert comp["table"]["porosity-permeability transform"]["parameters"] == 2
+    assert comp["table"]["LSTM"]["parameters"] == 2 * (16 * 3 + 16 * 4 + 32) + 9
+    # two seeds: the networks have a spread, the deterministic baselines none
+    assert comp["table"]["LSTM"]["rmse_sd"] > 0 and comp["table"]["training mean"]["rmse_sd"] == 0
+    assert set(metrics["baselines"]) == MODELS - {"transformer"}
+    for name in ("report.html", "figures/prediction_vs_depth.png", "model/model.npz", "model_lstm/model.npz"):
+        assert (out / name).is_file(), name
+    html = (out / "report.html").read_text()
+    assert "comparison" in html and "LSTM" in html and "Equinor" in html
+    import pandas as pd
+
+    rows = pd.read_csv(out / "predictions.csv")
+    lstm = LSTMRegressor.load(out / "model_lstm")
+    assert lstm.get_params()["random_state"] == 42 and "lstm_log10_mD" in rows.columns
+    test = rows[rows["split"] == "test"]
+    assert np.isfinite(test["lstm_log10_mD"]).mean() > 0.9
+
+
+def test_compare_needs_data_or_demo(tmp_path, capsys):
+    assert main(["compare", "--out", str(tmp_path / "x")]) == 2
+    assert "--data" in capsys.readouterr().err
+
+
+def test_every_demo_run_folder_has_a_report(shared_data, tmp_path, monkeypatch):
+    """Small budgets (a few epochs) of all four demos: each run folder ends with report.html."""
+    from glassformer.demos import neighbor, porosity, real_wells, synthetic_wells
+
+    porosity.run(tmp_path / "porosity", epochs=30, lstm_epochs=10, echo=lambda *a: None)
+    neighbor.run(tmp_path / "neighbor", epochs=1, lstm_epochs=1, echo=lambda *a: None)
+    synthetic_wells.run(tmp_path / "synthetic", epochs=1, n_wells=10, seeds=(42,), echo=lambda *a: None)
+    monkeypatch.setenv("GLASSFORMER_DATA", str(shared_data))
+    real_wells.run(tmp_path / "real", epochs=1, window=16, echo=lambda *a: None)
+    folders = [tmp_path / n for n in ("porosity", "neighbor", "synthetic", "real", "real/f11b-depth-split",
+                                      "real/across-wells")]
+    for folder in folders:
+        assert (folder / "report.html").is_file(), folder
+    for demo in ("porosity", "neighbor"):
+        figs = {p.stem for p in (tmp_path / demo / "figures").glob("*.png")}
+        assert {"tracks", "crossplot", "positional_encoding", "embeddings", "qkv", "attention", "value_vs_output",
+                "stages", "loss", "prediction_vs_depth"} <= figs, (demo, figs)
+    assert "prediction_panels" in {p.stem for p in (tmp_path / "neighbor" / "figures").glob("*.png")}
+    assert "ablation" in {p.stem for p in (tmp_path / "neighbor" / "figures").glob("*.png")}
+    m1 = json.loads((tmp_path / "porosity" / "metrics.json").read_text())
+    assert set(m1["comparison"]["table"]) == MODELS and "training interval" in m1["comparison"]["split"]
+    assert len(m1["forecast_mD"]["lstm_forecast_window_alone"]) == 7
