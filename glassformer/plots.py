@@ -1053,17 +1053,8 @@ def save_figure(fig, path, *, dpi=110):
         figure = np.asarray(fig, dtype=object).flat[0].figure
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".png.tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            figure.savefig(fh, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a figure is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as fh:
+        figure.savefig(fh, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
     return path
 
 

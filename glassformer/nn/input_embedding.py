@@ -29,23 +29,8 @@ _TWO_PI = 2.0 * np.pi
 ACTIVATIONS = ("tanh", "relu", "gelu", "gelu_tanh")
 
 
-class _Tanh(Module):
-    """``tanh(x)`` with derivative ``1 - tanh(x)^2``; any shape (private until activation.py has one)."""
-
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        y = np.tanh(x)
-        self._save(y=y)
-        return y
-
-    def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        y = self._saved()["y"]
-        return grad_output * (1.0 - y * y)
-
-
 def _make_activation(name: str, where: str) -> Module:
     """Activation module by name: ``"tanh"``, ``"relu"``, ``"gelu"`` or ``"gelu_tanh"``."""
-    if name == "tanh":
-        return _Tanh()
     if name in ACTIVATIONS:
         return get_activation(name)
     raise InputError(f"{where}: activation must be one of {ACTIVATIONS}, got {name!r}")
