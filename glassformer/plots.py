@@ -24,9 +24,7 @@ y_hat), pick one layer and one sample, and call the plain functions.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,6 +32,7 @@ import numpy as np
 
 from ._validation import as_float_array
 from .errors import InputError, ShapeError
+from .io import atomic_open
 
 __all__ = [
     "STAGE_LABELS",
