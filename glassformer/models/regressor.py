@@ -454,7 +454,11 @@ class SequenceRegressor(Module):
             self.train(was_training)
 
     def predict(self, X, positions=None) -> np.ndarray:
-        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches."""
+        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches.
+
+        Before ``fit`` this is the untrained model's output (the initial weights), which the seed
+        looks at too; ``is_fitted_`` says which you have.
+        """
         X = self._check_X(X, "SequenceRegressor.predict")
         pos = self._check_positions(positions, X, "SequenceRegressor.predict")
         return self._predict_array(X, pos)
