@@ -60,20 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     return status if isinstance(status, int) else 0
 
 
-from .report import report_command  # noqa: E402  (sub-commands register after the group exists)
+def _register_commands() -> None:
+    """Attach the sub-commands; each lives in the module that owns its job."""
+    from .check import check_command          # numerical self-checks (issue 4)
+    from .commands import compare, demo, predict, train   # the well-log jobs (issues 3, 6)
+    from .report import report_command        # HTML report of a run folder (issue 7)
 
-cli.add_command(report_command)
+    for command in (demo, train, predict, compare, report_command, check_command):
+        cli.add_command(command)
 
-from .commands import demo, predict, train  # noqa: E402  (well-log commands, glassformer/commands.py)
 
-cli.add_command(demo)
-cli.add_command(train)
-cli.add_command(predict)
-
-from .commands import compare  # noqa: E402  (transformer vs LSTM vs baselines, issue 6)
-
-cli.add_command(compare)
-
-from .check import check_command  # noqa: E402  (numerical self-test, glassformer/check.py)
-
-cli.add_command(check_command)
+_register_commands()

@@ -71,8 +71,10 @@ class _GreedyCommand(click.Command):
 
     def parse_args(self, ctx, args):
         out, current, first = [], None, False
-        for a in args:
+        for i, a in enumerate(args):
             if a in self.greedy:
+                if i + 1 == len(args) or args[i + 1].startswith("-"):
+                    raise click.UsageError(f"{a} needs at least one curve mnemonic, e.g. {a} PHIF VSH SW")
                 current, first = a, True
                 out.append(a)
             elif current is not None and not a.startswith("-"):
@@ -381,7 +383,8 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Output file: .csv (depth + prediction columns) or .las (input curves + prediction).")
 @click.option("--depth", "depth_range", default=None, help="Only predict TOP:BASE (file depth unit).")
-def predict(model_dir, data, out, depth_range):
+@click.option("--overwrite", is_flag=True, help="Replace --out if it exists (never replaced otherwise).")
+def predict(model_dir, data, out, depth_range, overwrite):
     """Predict the target log of a well with a trained model.
 
     Writes one prediction per depth sample (NaN where an input is missing), in mD
@@ -394,6 +397,8 @@ def predict(model_dir, data, out, depth_range):
     from .data.wells import read_well
     from .demos.common import WellPipeline
 
+    if Path(out).exists() and not overwrite:
+        raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     pipe = WellPipeline.load(model_dir)
     log = read_well(data)
     if depth_range:

@@ -211,3 +211,21 @@ def test_run_folder_save_dying_halfway_keeps_the_previous_model(run, well_csv, t
     assert rc == 1 and "No space left on device" in line
     assert {p.name: p.read_bytes() for p in (copy / "model").iterdir()} == model_before   # no temp file either
     assert main(["predict", "--model", str(copy), "--data", str(well_csv), "--out", str(tmp_path / "p.csv")]) == 0
+
+
+def test_existing_prediction_file_is_not_overwritten_without_overwrite(run, well_csv, tmp_path, capsys):
+    out = tmp_path / "pred.csv"
+    out.write_text("keep me\n")
+    assert main(["predict", "--model", str(run), "--data", str(well_csv), "--out", str(out)]) == 2
+    assert "already exists; pass --overwrite" in _one_error_line(capsys)
+    assert out.read_text() == "keep me\n"
+    assert main(["predict", "--model", str(run), "--data", str(well_csv), "--out", str(out), "--overwrite"]) == 0
+    assert out.read_text().startswith("DEPTH,")
+
+
+def test_inputs_without_a_mnemonic_is_a_usage_error(well_csv, tmp_path, capsys):
+    args = ["train", "--data", str(well_csv), "--inputs", "--target", "KLOGH", "--train-depth", "2005:2029",
+            "--out", str(tmp_path / "run")]
+    assert main(args) == 2
+    assert "--inputs needs at least one curve mnemonic" in _one_error_line(capsys)
+    assert not (tmp_path / "run").exists()

@@ -103,6 +103,8 @@ def test_welllog_validates_construction():
         WellLog(name="w", depth=[1.0], curves={"PHI": [0.1], "phi": [0.2]})
     with pytest.raises(InputError, match=r"depth_unit must be 'm' or 'ft'"):
         WellLog(name="w", depth=[1.0], curves={}, depth_unit="km")
+    with pytest.raises(InputError, match=r"curve A must hold numbers, got dtype <U1"):
+        WellLog(name="w", depth=[1.0, 2.0], curves={"A": np.array(["a", "b"])})
 
 
 def test_to_frame_and_repr():

@@ -157,6 +157,8 @@ class WellLog:
             if mnem in curves:
                 raise InputError(f"{where}: curve {key!r} appears twice (mnemonics are case-insensitive)")
             arr = np.asarray(values)
+            if arr.dtype.kind not in "fiub":
+                raise InputError(f"{where}: curve {mnem} must hold numbers, got dtype {arr.dtype}")
             if arr.dtype not in FLOAT_DTYPES:
                 arr = arr.astype(np.float64)
             if arr.shape != depth.shape:
