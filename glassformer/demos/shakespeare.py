@@ -153,7 +153,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     A = model.blocks.layers[len(model.blocks.layers) - 1].self_attn.intermediates()["A"][0].mean(axis=0)
     model.clear_cache()
     model.train()
-    labels = [repr(c)[1:-1] or " " for c in tok.decode(snippet[0])]
+    labels = ["\u2423" if c == " " else repr(c)[1:-1] for c in tok.decode(snippet[0])]   # visible space, \n
     ax = plot_cross_attention(A, labels, labels, title="Causal self-attention, last layer (mean over heads)")
     ax.set_xlabel("Key character")
     ax.set_ylabel("Query character")

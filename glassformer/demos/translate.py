@@ -41,8 +41,8 @@ __all__ = ["QUICK", "FULL", "prepare_translation", "train_translation", "bleu", 
 #: CI-sized run (about 1.5-2 min on 2 cores).
 QUICK = dict(n_train=20000, max_vocab=2000, d_model=64, nhead=4, num_layers=2, dim_feedforward=256,
              dropout=0.1, epochs=6, batch_size=64, warmup_steps=300, lr_factor=1.0, dtype="float32")
-#: The demo (a few minutes on 2 cores).
-FULL = dict(n_train=40000, max_vocab=3000, d_model=96, nhead=4, num_layers=2, dim_feedforward=384,
+#: The demo (about 4 minutes on 2 cores).
+FULL = dict(n_train=40000, max_vocab=3000, d_model=64, nhead=4, num_layers=2, dim_feedforward=256,
             dropout=0.1, epochs=6, batch_size=64, warmup_steps=400, lr_factor=1.0, dtype="float32")
 
 N_TEST, N_VALID = 1000, 500
