@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from .errors import DepthError, InputError
+from .errors import InputError
 
 DEMO_NAMES = ("porosity", "neighbor", "synthetic-wells", "real-wells")
 
@@ -289,6 +289,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     from .data.volve import ATTRIBUTION
     from .data.wells import common_depth_unit, read_well
     from .demos.common import WellPipeline, run_well_experiment
+    from .demos.compare import forecast_logs
     from .errors import DivergenceError
     from .models import SequenceRegressor
     from .training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
@@ -314,24 +315,13 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     common_depth_unit(logs)                       # DepthError naming each file's unit when they differ
     train_logs = [g.interval(top, base) for g in logs]
     _check_training_logs(logs, train_logs, input_names, target, window, train_depth)
-    test_logs = []
-    boundary = None
-    if test_depth:
-        ttop, tbase = _interval(test_depth, "--test-depth")
-        if not test_data:
-            for g in logs:
-                later = g.depth[g.depth > base]
-                if top <= ttop <= base:   # overlap: a shared boundary depth (e.g. 4300 m) stays in training
-                    if not later.size or later[0] > tbase:
-                        raise DepthError(f"--test-depth {test_depth} lies inside --train-depth {train_depth} "
-                                         f"in {g.name}")
-                    ttop = max(ttop, float(later[0]))
-                test_logs.append(g.interval(ttop, tbase))
-            boundary = base if ttop >= top else top
+    tdepth = _interval(test_depth, "--test-depth") if test_depth else None
+    test_wells = []
     for p in test_data:
-        g = read_well(p)
-        common_depth_unit([*logs, g])
-        test_logs.append(g.interval(*_interval(test_depth, "--test-depth")) if test_depth else g)
+        test_wells.append(read_well(p))
+        common_depth_unit([*logs, test_wells[-1]])
+    test_logs, boundary = forecast_logs(logs, (top, base), tdepth, test_wells,
+                                        labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
     if not test_logs:
         test_logs = train_logs
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")

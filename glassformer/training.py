@@ -28,13 +28,9 @@ validation pass after each epoch is guarded the same way.  The parameters are re
 values at the start of that epoch (or of its resumed part), the last state known to give finite
 losses.
 
-Fault tolerance (issue 9): periodic checkpoints (``checkpoint_dir``/``checkpoint_every`` or the
-:class:`SaveCheckpoint` callback) hold the model, the optimizer, the epoch *and batch* reached, the
-shuffling generator's state at the start of that epoch, module generators (dropout), the history and
-the early-stopping state with its best weights.  ``resume_from`` (or :class:`ResumeFrom`) continues
-from one and reaches bit-identically the parameters of an uninterrupted run.  During ``fit`` (main
-thread only) SIGINT and SIGTERM finish the current update, save a checkpoint and raise
-:class:`TrainingInterrupted` (a ``KeyboardInterrupt``); the previous handlers are restored after.
+Fault tolerance (issue 9) -- checkpoints, resume and SIGINT/SIGTERM -- lives in
+:mod:`glassformer.checkpointing`; the history record in :mod:`glassformer.history`; locating the
+first non-finite tensor in :mod:`glassformer.divergence`.
 
 Early stopping (``early_stopping_patience``) watches the validation loss (the training loss when
 there is no validation data) and restores the best parameters at the end.
@@ -43,73 +39,19 @@ there is no validation data) and restores the best parameters at the end.
 from __future__ import annotations
 
 import math
-import signal
-import threading
 import time
 from pathlib import Path
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from .checkpointing import CheckpointMixin, ResumeFrom, SaveCheckpoint, SignalGuard, TrainingInterrupted
+from .divergence import Diverged, find_nonfinite, first_nonfinite_grad, locate_nonfinite
 from .errors import DivergenceError, InputError
+from .history import History
 
 __all__ = ["History", "PrintLoss", "ResumeFrom", "SaveCheckpoint", "Trainer", "TrainingInterrupted", "find_nonfinite",
            "locate_nonfinite", "make_optimizer", "make_schedule"]
-
-
-# ---------------------------------------------------------------------------------------------
-# history
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class History:
-    """Per-epoch record of a training run.
-
-    Attributes
-    ----------
-    epoch : list of int
-        Epoch numbers, starting at 0.
-    train_loss : list of float
-        Mean of the epoch's mini-batch losses (before each batch's update).
-    val_loss : list of float
-        Validation loss after the epoch (NaN when there is no validation data).
-    lr : list of float
-        Learning rate of the epoch's last update.
-    best_epoch : int or None
-        Epoch whose parameters were kept by early stopping (None without early stopping).
-    stop_reason : str
-        ``"completed"``, ``"early_stopping"``, ``"callback"``, ``"diverged"`` or ``"interrupted"``.
-    seconds : float
-        Wall-clock duration of ``fit``.
-    """
-
-    epoch: list = field(default_factory=list)
-    train_loss: list = field(default_factory=list)
-    val_loss: list = field(default_factory=list)
-    lr: list = field(default_factory=list)
-    best_epoch: int | None = None
-    stop_reason: str = "completed"
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict:
-        """JSON-ready copy (NaN becomes None)."""
-        def clean(xs):
-            return [None if (isinstance(x, float) and not math.isfinite(x)) else x for x in xs]
-        return {"epoch": list(self.epoch), "train_loss": clean(self.train_loss),
-                "val_loss": clean(self.val_loss), "lr": list(self.lr), "best_epoch": self.best_epoch,
-                "stop_reason": self.stop_reason, "seconds": self.seconds}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "History":
-        nan = float("nan")
-        return cls(epoch=list(d.get("epoch", [])),
-                   train_loss=[nan if x is None else x for x in d.get("train_loss", [])],
-                   val_loss=[nan if x is None else x for x in d.get("val_loss", [])],
-                   lr=list(d.get("lr", [])), best_epoch=d.get("best_epoch"),
-                   stop_reason=d.get("stop_reason", "completed"), seconds=d.get("seconds", 0.0))
-
-    def __len__(self) -> int:
-        return len(self.epoch)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -187,108 +129,6 @@ class _WarmupConstant:
 
 
 # ---------------------------------------------------------------------------------------------
-# locating the first non-finite tensor
-# ---------------------------------------------------------------------------------------------
-def find_nonfinite(model) -> str | None:
-    """Return ``"<module path>: <tensor>"`` of the first non-finite cached tensor, or None.
-
-    Modules are walked in registration order (glassformer models register children in forward
-    order); within a module, its ``intermediates()`` (seed symbols) are checked first, then its
-    backward cache.  The root module is reported as ``"<model>"``.
-    """
-    if model is None or not hasattr(model, "named_modules"):
-        return None
-    for path, mod in model.named_modules():
-        name = path or "<model>"
-        tensors = {}
-        inter = getattr(mod, "intermediates", None)
-        if callable(inter):
-            try:
-                tensors.update(inter() or {})
-            except Exception:  # no forward yet / caching off: fall back to the raw cache
-                pass
-        cache = getattr(mod, "_cache", None)
-        if isinstance(cache, dict):
-            for k, v in cache.items():
-                tensors.setdefault(k, v)
-        for key, value in tensors.items():
-            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
-                return f"{name}: {key}"
-    return None
-
-
-def locate_nonfinite(model, run: Callable) -> str | None:
-    """Re-run ``run()`` (a forward pass) watching every module's output; return the first culprit.
-
-    Each module's ``forward`` is wrapped for the duration of the call; the first module (in call
-    order, so the innermost layer) that returns a non-finite array is reported as
-    ``"<module path> (<class>): output"``.  Returns None when every output stays finite.
-    Exceptions raised by ``run`` are swallowed (they are the symptom being diagnosed).
-    """
-    if model is None or not hasattr(model, "named_modules"):
-        return None
-    found = []
-
-    def wrap(path, mod, original):
-        def forward(*args, **kwargs):
-            try:
-                out = original(*args, **kwargs)
-            except Exception:
-                # Raised inside with finite inputs (a child refused a non-finite tensor computed here,
-                # e.g. attention scores that overflowed): this module is the culprit.
-                if not found and all(_finite_or_other(a) for a in (*args, *kwargs.values())):
-                    tensor = _first_nonfinite_cached(mod)
-                    found.append(f"{path or '<model>'} ({type(mod).__name__}): "
-                                 + (tensor if tensor else "an intermediate tensor (its inputs were finite)"))
-                raise
-            if not found:
-                for arr in (out if isinstance(out, tuple) else (out,)):
-                    if isinstance(arr, np.ndarray) and arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                        found.append(f"{path or '<model>'} ({type(mod).__name__}): output")
-                        break
-            return out
-        return forward
-
-    wrapped = []
-    for path, mod in model.named_modules():
-        if "forward" in mod.__dict__:          # already wrapped elsewhere: leave it alone
-            continue
-        object.__setattr__(mod, "forward", wrap(path, mod, mod.forward))
-        wrapped.append(mod)
-    try:
-        with np.errstate(all="ignore"):
-            run()
-    except Exception:  # noqa: BLE001 - the failure is what we are diagnosing
-        pass
-    finally:
-        for mod in wrapped:
-            object.__delattr__(mod, "forward")
-    return found[0] if found else None
-
-
-def _finite_or_other(value) -> bool:
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return bool(np.isfinite(value).all())
-    return True
-
-
-def _first_nonfinite_cached(mod) -> str | None:
-    cache = getattr(mod, "_cache", None)
-    if isinstance(cache, dict):
-        for key, value in cache.items():
-            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
-                return key
-    return None
-
-
-def _first_nonfinite_grad(named_params) -> str | None:
-    for name, p in named_params:
-        if not np.isfinite(p.grad).all():
-            return f"{name}: grad"
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
 # callbacks
 # ---------------------------------------------------------------------------------------------
 class PrintLoss:
@@ -310,119 +150,10 @@ class PrintLoss:
                                       lr=logs.get("lr", float("nan"))))
 
 
-class SaveCheckpoint:
-    """Callback writing a resumable checkpoint every ``every`` epochs (atomic, replaces the last one).
-
-    Saved with :func:`glassformer.io.save_checkpoint` into ``path`` (a folder receiving
-    ``checkpoint.npz`` + ``checkpoint.json``): the model's ``state_dict``, the optimizer's state and
-    :meth:`Trainer.checkpoint_state` (epoch, batch, shuffling-generator state, history, early-stopping
-    state and best weights).  Resume with ``Trainer(..., resume_from=path)`` or the :class:`ResumeFrom`
-    callback.  A trainer holding this callback also saves here when SIGINT/SIGTERM stops it.
-    """
-
-    def __init__(self, path, every: int = 1, config: dict | None = None):
-        self.path, self.every, self.config = path, max(1, int(every)), dict(config or {})
-
-    def on_epoch_end(self, trainer, epoch: int, logs: dict):
-        if (epoch + 1) % self.every == 0:
-            trainer.save_checkpoint(self.path, config=self.config)
-        return None
-
-
-class ResumeFrom:
-    """Callback restoring a checkpoint (a folder or :class:`~glassformer.io.Checkpoint`) when training begins.
-
-    Equivalent to ``Trainer(..., resume_from=checkpoint)``; useful where only callbacks reach the
-    trainer (e.g. ``SequenceRegressor.fit(callbacks=...)``).
-    """
-
-    def __init__(self, checkpoint):
-        self.checkpoint = checkpoint
-
-    def on_train_begin(self, trainer):
-        trainer.load_checkpoint(self.checkpoint)
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """SIGINT (Ctrl-C) or SIGTERM stopped :meth:`Trainer.fit` cleanly, between two updates.
-
-    A subclass of ``KeyboardInterrupt``, so an interactive session sees the usual Ctrl-C.  When the
-    trainer has a checkpoint folder (``checkpoint_dir`` or a :class:`SaveCheckpoint` callback) the
-    state at the interruption was saved there first; resuming from it continues bit-identically.
-
-    Attributes
-    ----------
-    signum : int
-        The signal received (``signal.SIGINT`` = 2, ``signal.SIGTERM`` = 15).
-    epoch : int
-        Epochs completed (= the 0-based epoch that was running); ``batch`` updates of it were done.
-    batch : int
-    where : str
-        ``"after epoch 5 of 30"`` or ``"after epoch 5 of 30 (+3 of 8 updates of the next)"``.
-    checkpoint : Path or None
-        Folder holding ``checkpoint.npz``/``checkpoint.json``, or None when no checkpoint was configured.
-    exit_status : int
-        ``128 + signum``, the shell convention (130 for SIGINT, 143 for SIGTERM).
-    """
-
-    def __init__(self, message: str, *, signum: int, epoch: int, batch: int, checkpoint=None, where: str = ""):
-        super().__init__(message)
-        self.signum, self.epoch, self.batch, self.checkpoint = int(signum), int(epoch), int(batch), checkpoint
-        self.where = where
-        self.exit_status = 128 + self.signum
-
-    @property
-    def signal_name(self) -> str:
-        """``"SIGINT"``, ``"SIGTERM"`` (or ``"signal N"``)."""
-        return _signal_name(self.signum)
-
-
-def _signal_name(signum: int) -> str:
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return f"signal {signum}"
-
-
-class _SignalGuard:
-    """Inside ``with``: SIGINT/SIGTERM set ``trainer._signal`` instead of raising (main thread only).
-
-    A second signal of either kind while the first is pending restores the default behaviour at once
-    (``KeyboardInterrupt``), so a stuck run can still be stopped.  The previous handlers are restored
-    on exit.
-    """
-
-    def __init__(self, trainer, enabled: bool):
-        self.trainer = trainer
-        self.enabled = enabled and threading.current_thread() is threading.main_thread()
-        self.previous = {}
-
-    def _handler(self, signum, frame):
-        if self.trainer._signal is not None:
-            raise KeyboardInterrupt(f"second signal {signum} while stopping")
-        self.trainer._signal = signum
-
-    def __enter__(self):
-        self.trainer._signal = None
-        if self.enabled:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                try:
-                    self.previous[sig] = signal.signal(sig, self._handler)
-                except (ValueError, OSError):  # not allowed here (embedded interpreter)
-                    pass
-        return self
-
-    def __exit__(self, *exc):
-        for sig, old in self.previous.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
-        self.previous = {}
-        return False
-
-
 # ---------------------------------------------------------------------------------------------
 # the trainer
 # ---------------------------------------------------------------------------------------------
-class Trainer:
+class Trainer(CheckpointMixin):
     """Mini-batch gradient descent for any model with hand-written backward passes.
 
     Parameters
@@ -591,9 +322,9 @@ class Trainer:
     def _clip(self) -> None:
         sq = self._grad_norm_sq()
         if not math.isfinite(sq):
-            where = _first_nonfinite_grad(self.named_params)
+            where = first_nonfinite_grad(self.named_params)
             if where is not None:
-                raise _Diverged(f"non-finite gradient ({where})", where)
+                raise Diverged(f"non-finite gradient ({where})", where)
             # Every gradient is finite but the sum of squares overflowed: rescale to get the norm.
             big = max(float(np.max(np.abs(p.grad), initial=0.0)) for p in self.params)
             sq = big * big * sum(float(np.sum((p.grad / big) ** 2)) for p in self.params)
@@ -632,10 +363,10 @@ class Trainer:
                 where = locate_nonfinite(self.model, lambda: self.step(batch))
                 if where is None:
                     raise
-                raise _Diverged(f"non-finite values first produced by {where} ({exc})", where) from None
+                raise Diverged(f"non-finite values first produced by {where} ({exc})", where) from None
             if not math.isfinite(loss):
                 where = locate_nonfinite(self.model, lambda: self.step(batch)) or find_nonfinite(self.model)
-                raise _Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
+                raise Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
                                                              else ""), where or "loss")
             self._update()
             self._batch_losses.append(loss)
@@ -663,153 +394,12 @@ class Trainer:
             where = locate_nonfinite(self.model, run)
             if where is None:
                 raise
-            raise _Diverged(f"non-finite values first produced by {where} in the validation pass ({exc})",
+            raise Diverged(f"non-finite values first produced by {where} in the validation pass ({exc})",
                             where) from None
         finally:
             if self.model is not None:
                 self.model.train()
         return float(loss)
-
-    # --- checkpoints and signals -------------------------------------------------------------
-    def _module_rngs(self) -> dict:
-        """Every ``numpy.random.Generator`` held by a module (dropout masks), by ``"path:attribute"``."""
-        out = {}
-        if self.model is None or not hasattr(self.model, "named_modules"):
-            return out
-        for path, mod in self.model.named_modules():
-            for attr, value in vars(mod).items():
-                if isinstance(value, np.random.Generator):
-                    out[f"{path}:{attr}"] = value
-        return out
-
-    def checkpoint_state(self) -> dict:
-        """The trainer's resumable state as a JSON-able dict (arrays for the best weights).
-
-        Keys: ``epoch`` (last completed epoch, -1 before the first), ``next_epoch`` and ``batch``
-        (updates already done in ``next_epoch``), ``batch_losses`` (their losses), ``global_step``,
-        ``rng`` (the shuffling generator's ``bit_generator.state`` at the start of ``next_epoch``),
-        ``module_rngs``, ``history``, early-stopping ``best``/``wait``/``best_params`` and the run's
-        shape (``epochs``, ``n_rows``, ``batch_size``, ``shuffle``, ``seed``) checked on resume.
-        """
-        best = self._best if math.isfinite(self._best) else None
-        best_params = None
-        if self._best_snap is not None:
-            best_params = {name: a.copy() for (name, _), a in zip(self.named_params, self._best_snap)}
-        return {"epoch": self._epoch - 1, "next_epoch": self._epoch, "batch": self._batch,
-                "batch_losses": list(self._batch_losses), "global_step": self.global_step,
-                "rng": self._epoch_rng_state,
-                "module_rngs": {k: g.bit_generator.state for k, g in self._module_rngs().items()},
-                "history": self.history.to_dict(), "best": best, "wait": self._wait,
-                "best_params": best_params, "stop_training": bool(self.stop_training),
-                "epochs": self.epochs, "n_rows": self._n, "batch_size": self.batch_size,
-                "shuffle": self.shuffle, "seed": self.seed}
-
-    def save_checkpoint(self, path, *, config: dict | None = None) -> Path:
-        """Write the model, optimizer and :meth:`checkpoint_state` atomically into folder ``path``.
-
-        Returns the ``checkpoint.npz`` written (see :func:`glassformer.io.save_checkpoint`).
-        """
-        from . import io
-
-        model_state = dict(self.model.state_dict()) if self.model is not None and hasattr(self.model, "state_dict") \
-            else {name: p.data.copy() for name, p in self.named_params}
-        return io.save_checkpoint(path, model_state=model_state, optimizer_state=self.optimizer.state_dict(),
-                                  trainer_state=self.checkpoint_state(), config=dict(config or {}))
-
-    def load_checkpoint(self, checkpoint) -> None:
-        """Restore a checkpoint (folder, file or :class:`~glassformer.io.Checkpoint`) before the loop runs.
-
-        Called by :meth:`fit` for ``resume_from`` (or by :class:`ResumeFrom`); the next epoch and batch,
-        parameters, optimizer, generators, history and early-stopping state all come from it.
-
-        Raises
-        ------
-        ModelFileError
-            Unreadable checkpoint, or one written for another run (epochs, rows, batch size, seed or
-            parameters differ; the message names what differs).
-        """
-        from . import io
-        from .errors import ModelFileError, StateDictError
-
-        ck = checkpoint if isinstance(checkpoint, io.Checkpoint) else io.load_checkpoint(checkpoint)
-        where = f"resume from {checkpoint if not isinstance(checkpoint, io.Checkpoint) else 'checkpoint'}"
-        ts = ck.trainer_state
-        if "next_epoch" not in ts or "batch" not in ts:
-            raise ModelFileError(f"{where}: the checkpoint has no resumable trainer state (next_epoch, batch)")
-        mine = {"epochs": self.epochs, "n_rows": self._n, "batch_size": self.batch_size,
-                "shuffle": self.shuffle, "seed": self.seed}
-        differ = [f"{k}: checkpoint {ts.get(k)!r}, this run {v!r}" for k, v in mine.items() if ts.get(k) != v]
-        if differ:
-            raise ModelFileError(f"{where}: the checkpoint belongs to another run ({'; '.join(differ)})")
-        try:
-            if self.model is not None and hasattr(self.model, "load_state_dict"):
-                self.model.load_state_dict(ck.model_state)
-            else:
-                self._load_named(ck.model_state, where)
-            self.optimizer.load_state_dict(ck.optimizer_state)
-        except StateDictError as exc:
-            raise ModelFileError(f"{where}: the checkpoint does not fit this model ({exc})") from None
-        self._epoch, self._batch = int(ts["next_epoch"]), int(ts["batch"])
-        self._batch_losses = [float(v) for v in ts.get("batch_losses") or []]
-        self.global_step = int(ts["global_step"])
-        self._epoch_rng_state = ts["rng"]
-        if ts["rng"] is not None:
-            self.rng.bit_generator.state = ts["rng"]
-        gens = self._module_rngs()
-        for key, state in (ts.get("module_rngs") or {}).items():
-            if key in gens:
-                gens[key].bit_generator.state = state
-        self.history = History.from_dict(ts["history"])
-        if self.history.stop_reason == "interrupted":
-            self.history.stop_reason = "completed"
-        self._best = math.inf if ts.get("best") is None else float(ts["best"])
-        self._wait = int(ts.get("wait") or 0)
-        best_params = ts.get("best_params")
-        self._best_snap = None
-        if best_params is not None:
-            self._best_snap = [np.array(best_params[name], dtype=p.data.dtype) for name, p in self.named_params]
-        self.stop_training = bool(ts.get("stop_training", False))
-        self._resumed = True
-
-    def _load_named(self, state: dict, where: str) -> None:
-        from .errors import ModelFileError
-
-        for name, p in self.named_params:
-            if name not in state or np.shape(state[name]) != p.data.shape:
-                raise ModelFileError(f"{where}: parameter {name!r} missing or of another shape in the checkpoint")
-            np.copyto(p.data, state[name])
-
-    def _stop_if_signalled(self) -> None:
-        """After an update: on a pending SIGINT/SIGTERM save a checkpoint (if configured) and stop."""
-        signum = self._signal
-        if signum is None:
-            return
-        folder = self._checkpoint_folder()
-        self.history.stop_reason = "interrupted"          # recorded in the checkpoint; reset on resume
-        if folder is not None:
-            self.save_checkpoint(folder, config=self._checkpoint_config())
-        where = f"after epoch {self._epoch} of {self.epochs}" + \
-            (f" (+{self._batch} of {self._n_batches} updates of the next)" if self._batch else "")
-        saved = f"checkpoint saved to {folder}" if folder is not None else "no checkpoint folder configured"
-        raise TrainingInterrupted(f"training interrupted by {_signal_name(signum)} {where}; {saved}",
-                                  signum=signum, epoch=self._epoch, batch=self._batch, checkpoint=folder,
-                                  where=where)
-
-    def _checkpoint_folder(self):
-        if self.checkpoint_dir is not None:
-            return Path(self.checkpoint_dir)
-        for cb in self.callbacks:
-            if isinstance(cb, SaveCheckpoint):
-                return Path(cb.path)
-        return None
-
-    def _checkpoint_config(self) -> dict:
-        if self.checkpoint_dir is not None:
-            return dict(self.checkpoint_config)
-        for cb in self.callbacks:
-            if isinstance(cb, SaveCheckpoint):
-                return dict(cb.config)
-        return {}
 
     # --- the loop ----------------------------------------------------------------------------
     def fit(self, train: tuple, val: tuple | None = None) -> History:
@@ -867,7 +457,7 @@ class Trainer:
                        mininterval=0.5)
         last_post = 0.0
         try:
-            with _SignalGuard(self, self.handle_signals):
+            with SignalGuard(self, self.handle_signals):
                 while self._epoch < self.epochs and not self.stop_training:
                     epoch = self._epoch
                     if self._batch == 0:
@@ -878,7 +468,7 @@ class Trainer:
                         with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
                             loss = self._run_epoch(train, n, rng)
                             val_loss = self._evaluate(val) if val is not None else float("nan")
-                    except _Diverged as exc:
+                    except Diverged as exc:
                         self._restore(last_good)
                         if self.model is not None:
                             self.model.clear_cache()
@@ -950,9 +540,3 @@ class Trainer:
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self, hist)
         return hist
-
-
-class _Diverged(Exception):
-    def __init__(self, msg: str, where: str | None):
-        super().__init__(msg)
-        self.msg, self.where = msg, where

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,23 @@ def test_save_load_and_training_reduces_loss(tmp_path):
     back = DecoderOnlyLM.load(tmp_path / "lm")
     np.testing.assert_array_equal(back.forward(IDS[:, :5]), m.forward(IDS[:, :5]))
     assert back.lm_head.weight is back.tok_emb.weight
+
+
+SHAKESPEARE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "text" / "tinyshakespeare" / "input.txt"
+
+
+@pytest.mark.skipif(not SHAKESPEARE.is_file(), reason=f"real data not found: {SHAKESPEARE}")
+def test_shakespeare_demo_smoke(tmp_path):
+    import json
+
+    from glassformer.demos.shakespeare import run_shakespeare
+
+    m = run_shakespeare(tmp_path, quick=True, steps=60, steps_per_epoch=20, sample_chars=80, progress=False,
+                        echo=lambda *a, **k: None, data_path=SHAKESPEARE)
+    # Measured: 4.23 nats untrained -> 2.97 after 60 updates; the unigram entropy is 3.31.
+    assert m["val_loss_nats"] < m["unigram_baseline_nats"] < m["initial_val_loss_nats"]
+    assert json.loads((tmp_path / "metrics.json").read_text())["vocab_size"] == 69
+    text = (tmp_path / "samples.txt").read_text()
+    assert "ROMEO:" in text and "char-rnn" in text
+    assert (tmp_path / "figures" / "loss.png").is_file() and (tmp_path / "figures" / "attention.png").is_file()
+    assert DecoderOnlyLM.load(tmp_path / "model").config["vocab_size"] == 69

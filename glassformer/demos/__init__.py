@@ -8,6 +8,8 @@ name                      what it runs
 ``synthetic-wells``       100 synthetic wells, 80 train / 20 test (:mod:`.synthetic_wells`)
 ``real-wells``            Volve: F-11 B depth split and across wells (:mod:`.real_wells`)
 ``wavelengths``           positional wavelengths chosen by validation (:mod:`.wavelengths`)
+``translate``             English->French on Tatoeba pairs, BLEU greedy and beam (:mod:`.translate`)
+``shakespeare``           character-level decoder-only LM on tiny Shakespeare (:mod:`.shakespeare`)
 ========================  ==========================================================================
 
 Each ``run(out, echo=print)`` writes a complete run folder (see :mod:`.common`) and returns its metrics.
@@ -23,6 +25,8 @@ DEMOS = {
     "synthetic-wells": "synthetic_wells",
     "real-wells": "real_wells",
     "wavelengths": "wavelengths",
+    "translate": "translate",
+    "shakespeare": "shakespeare",
 }
 
 __all__ = ["DEMOS", "run_demo"]

@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from ..errors import DepthError, InputError
 from .common import WellPipeline, run_well_experiment
 
-__all__ = ["COMPARE_DEMOS", "compare_demo", "compare_wells", "load_split", "seed_list"]
+__all__ = ["COMPARE_DEMOS", "compare_demo", "compare_wells", "forecast_logs", "load_split", "seed_list"]
 
 COMPARE_DEMOS = ("porosity", "synthetic-wells", "real-wells")
 
@@ -70,22 +70,52 @@ def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = No
     top, base = train_depth
     logs = [read_well(p) for p in data]
     train_logs = [g.interval(top, base) for g in logs]
+    test_logs, boundary = forecast_logs(logs, train_depth, test_depth, [read_well(p) for p in test_data])
+    return train_logs, (test_logs or train_logs), boundary
+
+
+def forecast_logs(logs, train_depth: tuple, test_depth: tuple | None = None, test_wells: Sequence = (), *,
+                  labels: tuple | None = None):
+    """The test logs and figure boundary for ``logs`` trained on ``train_depth = (top, base)``.
+
+    Parameters
+    ----------
+    logs : WellLog list holding the training interval.
+    test_depth : (top, base), optional
+        Forecast interval: of ``logs`` (a depth shared with ``train_depth``'s base stays in training),
+        or of ``test_wells`` when given.
+    test_wells : WellLog list of separate test wells (whole logs, or their ``test_depth``).
+    labels : (train, test) texts naming the intervals in the error message, e.g.
+        ``("--train-depth 3351.6:4300", "--test-depth 4200:4400")``; default ``"the training
+        interval top:base"``, ``"test interval top:base"``.
+
+    Returns
+    -------
+    (test_logs, boundary)
+        ``test_logs`` is empty when there is no test interval and no test well; ``boundary`` is the
+        train/forecast depth for the figures (None across wells).
+
+    Raises
+    ------
+    DepthError
+        If ``test_depth`` lies inside ``train_depth`` of a well.
+    """
+    top, base = train_depth
     test_logs, boundary = [], None
-    if test_depth and not test_data:
+    if test_depth and not test_wells:
         ttop, tbase = test_depth
+        train_text, test_text = labels or (f"the training interval {top}:{base}", f"test interval {ttop}:{tbase}")
         for g in logs:
             later = g.depth[g.depth > base]
             if top <= ttop <= base:   # overlap: a shared boundary depth (e.g. 4300 m) stays in training
                 if not later.size or later[0] > tbase:
-                    raise DepthError(f"test interval {ttop}:{tbase} lies inside the training interval "
-                                     f"{top}:{base} in {g.name}")
+                    raise DepthError(f"{test_text} lies inside {train_text} in {g.name}")
                 ttop = max(ttop, float(later[0]))
             test_logs.append(g.interval(ttop, tbase))
         boundary = base if ttop >= top else top
-    for p in test_data:
-        g = read_well(p)
+    for g in test_wells:
         test_logs.append(g.interval(*test_depth) if test_depth else g)
-    return train_logs, (test_logs or train_logs), boundary
+    return test_logs, boundary
 
 
 def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: bool = True, window: int = 32,

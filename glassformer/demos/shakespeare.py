@@ -6,6 +6,10 @@ trained with :func:`glassformer.models.lm.fit_lm` on the first 90% of
 and evaluated on the last 10% (next-character cross-entropy in nats, and bits per character).
 The sample is drawn with the key/value cache, temperature 0.8, top-k 20, from a fixed seed.
 
+Measured (seed 0, 2 cores, one BLAS thread, float32): QUICK (108,608 parameters, 500 updates of
+32 x 64 characters, ~27 s) 2.18 nats/char; FULL (351,552 parameters, 1,100 updates of 32 x 96
+characters, ~220 s) 1.76 nats/char (2.54 bits/char).  Untrained: about 4.2 nats.
+
 For reference: a model that knows only character frequencies scores about 3.3 nats
 (the unigram entropy of the training text, reported as ``unigram_baseline_nats``); nanoGPT's
 much larger character model reaches about 1.47 nats.
@@ -33,9 +37,9 @@ __all__ = ["QUICK", "FULL", "run_shakespeare"]
 #: About 30 s on 2 cores.
 QUICK = dict(d_model=64, nhead=4, num_layers=2, dim_feedforward=256, dropout=0.0, block_size=64, batch_size=32,
              steps=500, steps_per_epoch=50, lr=3e-3, warmup_steps=30, positional="learned", dtype="float32")
-#: About 3 minutes on 2 cores.
-FULL = dict(d_model=128, nhead=4, num_layers=3, dim_feedforward=512, dropout=0.0, block_size=128, batch_size=24,
-            steps=700, steps_per_epoch=50, lr=2e-3, warmup_steps=50, positional="learned", dtype="float32")
+#: About 3.5 minutes on 2 cores.
+FULL = dict(d_model=96, nhead=4, num_layers=3, dim_feedforward=384, dropout=0.0, block_size=96, batch_size=32,
+            steps=1100, steps_per_epoch=50, lr=3e-3, warmup_steps=50, positional="learned", dtype="float32")
 
 PROMPT = "ROMEO:\n"
 

@@ -176,8 +176,11 @@ class DecoderOnlyLM(Module):
         ------
         InputError if the total length exceeds ``max_len`` with learned positions.
         """
-        ids = self._check(ids, "DecoderOnlyLM.step", self.max_len - cache.length)
+        ids = self._check(ids, "DecoderOnlyLM.step", limit=10**18)
         n = ids.shape[1]
+        if self.positional == "learned" and cache.length + n > self.max_len:
+            raise InputError(f"DecoderOnlyLM.step: {cache.length} cached + {n} new positions exceed the context "
+                             f"max_len={self.max_len} of the learned position table")
         x = self.tok_emb(ids)
         if self.positional == "learned":
             x = x + self.pos_emb(np.arange(cache.length, cache.length + n))

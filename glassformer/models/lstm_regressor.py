@@ -27,18 +27,13 @@ same pipeline, and ignored: the recurrence itself orders the samples.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from .._validation import as_float_array, check_dtype, check_ndim, check_positive_int
-from ..errors import InputError, ModelFileError, ShapeError
+from .._validation import check_dtype, check_positive_int
 from ..losses import MSELoss
 from ..nn.linear import Linear
-from ..nn.module import Module
 from ..nn.recurrent import LSTM
-from ..training import History, Trainer
-from .regressor import _masked_mse
+from .estimator import WindowRegressor, masked_mse
 
 __all__ = ["LSTMRegressor"]
 
@@ -67,7 +62,7 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-class LSTMRegressor(Module):
+class LSTMRegressor(WindowRegressor):
     """(Bidirectional) LSTM that regresses target logs at every position of a window.
 
     Parameters
@@ -116,6 +111,10 @@ class LSTMRegressor(Module):
     is_fitted_ : bool
     """
 
+    _kind = MODEL_KIND
+    _format_version = FORMAT_VERSION
+    _arch_params = _ARCH_PARAMS
+
     def __init__(self, n_features: int = 1, n_targets: int = 1, hidden_size: int = 16, num_layers: int = 1,
                  bidirectional: bool = True, dropout: float = 0.0, optimizer: str = "adam", lr: float = 3e-3,
                  momentum: float = 0.0, weight_decay: float = 0.0, batch_size: int | None = 32,
@@ -150,60 +149,8 @@ class LSTMRegressor(Module):
 
     def reset_parameters(self) -> None:
         """Re-draw every parameter from ``random_state`` (the state right after construction)."""
-        fresh = LSTMRegressor(**dict(self._params, warm_start=False))
-        self.load_state_dict(fresh.state_dict())
+        fresh = self._load_fresh()
         self.lstm._dropout_rng = fresh.lstm._dropout_rng     # the same dropout masks on every fit
-
-    # ------------------------------------------------------------------ sklearn-style params
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor arguments as a dict."""
-        return dict(self._params)
-
-    def set_params(self, **params) -> "LSTMRegressor":
-        """Change constructor arguments; architecture changes rebuild (re-initialise) the model.
-
-        Raises
-        ------
-        InputError
-            For an unknown name (the message lists the valid ones).
-        """
-        unknown = sorted(set(params) - set(self._params))
-        if unknown:
-            raise InputError(f"LSTMRegressor.set_params: unknown parameter(s) {unknown}; "
-                             f"valid: {sorted(self._params)}")
-        rebuild = any(k in _ARCH_PARAMS and params[k] != self._params[k] for k in params)
-        for k, v in params.items():
-            self._params[k] = str(np.dtype(v)) if k == "dtype" else v
-        if rebuild:
-            for name in list(self._modules):
-                delattr(self, name)
-            self._build()
-        return self
-
-    def __getattr__(self, name):
-        # Hyperparameters read as attributes (model.lr, model.hidden_size), like scikit-learn estimators.
-        params = self.__dict__.get("_params")
-        if params is not None and name in params:
-            return params[name]
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
-
-    # ------------------------------------------------------------------ checks (the regressor's rules)
-    def _check_X(self, X, where: str) -> np.ndarray:
-        X = as_float_array(X, "X", where, dtype=self._dtype_np)
-        check_ndim(X, (3,), "X", where, layout="(batch, seq, n_features)")
-        if X.shape[-1] != self._params["n_features"]:
-            raise ShapeError(f"{where}: X has {X.shape[-1]} feature(s) on its last axis (shape {X.shape}), "
-                             f"the model expects n_features={self._params['n_features']}")
-        return X
-
-    def _check_y(self, y, X: np.ndarray, where: str) -> np.ndarray:
-        y = as_float_array(y, "y", where, dtype=self._dtype_np, allow_nan=True)
-        if y.ndim == 2 and self._params["n_targets"] == 1:
-            y = y[..., None]
-        want = X.shape[:2] + (self._params["n_targets"],)
-        if y.shape != want:
-            raise ShapeError(f"{where}: y must have shape (batch, seq, n_targets) = {want}, got {y.shape}")
-        return y
 
     # ------------------------------------------------------------------ forward / backward
     def forward(self, X, positions=None) -> np.ndarray:
@@ -228,7 +175,7 @@ class LSTMRegressor(Module):
 
     def _eval_step(self, batch) -> float:
         X, Y = batch
-        return _masked_mse(self._predict_array(X), Y)
+        return masked_mse(self._predict_array(X), Y)
 
     def fit(self, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None,
             callbacks=()) -> "LSTMRegressor":
@@ -258,39 +205,20 @@ class LSTMRegressor(Module):
             Xv = self._check_X(X_val, f"{where} (X_val)")
             val = (Xv, self._check_y(y_val, Xv, f"{where} (y_val)"))
         elif p["validation_fraction"]:
-            frac = float(p["validation_fraction"])
-            if not 0.0 < frac < 1.0:
-                raise InputError(f"{where}: validation_fraction must be in (0, 1), got {frac}")
-            n_val = max(1, int(round(frac * len(X))))
-            if n_val >= len(X):
-                raise InputError(f"{where}: {len(X)} window(s) are too few to hold out validation_fraction={frac}")
             # The same split as SequenceRegressor with the same random_state: identical windows held out.
-            order = np.random.default_rng(p["random_state"]).permutation(len(X))
-            vi, ti = np.sort(order[:n_val]), np.sort(order[n_val:])
+            vi, ti = self._validation_split(len(X), where)
             val = (X[vi], Y[vi])
             X, Y = X[ti], Y[ti]
         if not p["warm_start"]:
             self.reset_parameters()
-        trainer = Trainer(self.parameters(), self._train_step, optimizer=p["optimizer"], lr=p["lr"],
-                          momentum=p["momentum"], weight_decay=p["weight_decay"], epochs=p["epochs"],
-                          batch_size=p["batch_size"], seed=p["random_state"], grad_clip=p["grad_clip"],
-                          schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
-                          early_stopping_patience=p["early_stopping_patience"], model=self,
-                          progress=p["progress"], callbacks=callbacks,
-                          named_params=list(self.named_parameters()))
-        self.trainer_ = trainer
-        try:
-            with _one_blas_thread():
-                self.history_ = trainer.fit((X, Y), val)
-        finally:
-            self.history_ = trainer.history
-            self.clear_cache()
-            self.train()
-        self.is_fitted_ = True
-        return self
+        return self._run_trainer((X, Y), val, callbacks)
+
+    def _fit_context(self):
+        return _one_blas_thread()
 
     # ------------------------------------------------------------------ inference
-    def _predict_array(self, X, chunk: int = 2048) -> np.ndarray:
+    def _predict_array(self, X, positions=None, chunk: int = 2048) -> np.ndarray:
+        """Predictions in evaluation mode, in chunks of ``chunk`` windows; ``positions`` is ignored."""
         was_training = self.training
         self.eval()
         try:
@@ -298,62 +226,6 @@ class LSTMRegressor(Module):
                 return np.concatenate([self.forward(X[s:s + chunk]) for s in range(0, len(X), chunk)], axis=0)
         finally:
             self.train(was_training)
-
-    def predict(self, X, positions=None) -> np.ndarray:
-        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches."""
-        return self._predict_array(self._check_X(X, "LSTMRegressor.predict"))
-
-    def score(self, X, y, positions=None) -> float:
-        """Coefficient of determination R² over all non-NaN target entries."""
-        X = self._check_X(X, "LSTMRegressor.score")
-        Y = self._check_y(y, X, "LSTMRegressor.score")
-        pred = self._predict_array(X)
-        ok = np.isfinite(Y)
-        if ok.sum() < 2:
-            raise InputError("LSTMRegressor.score: fewer than two observed targets")
-        t, q = Y[ok], pred[ok]
-        ss_tot = float(np.sum((t - t.mean()) ** 2))
-        return 1.0 - float(np.sum((t - q) ** 2)) / ss_tot if ss_tot > 0 else float("nan")
-
-    # ------------------------------------------------------------------ persistence
-    def save(self, directory, *, overwrite: bool = False, extra: dict | None = None) -> Path:
-        """Write ``model.npz`` and ``model.json`` (kind ``"lstm_regressor"``) into ``directory``, atomically."""
-        from .. import io
-
-        config = {"format_version": FORMAT_VERSION, "params": self.get_params(),
-                  "is_fitted": bool(self.is_fitted_),
-                  "history": self.history_.to_dict() if self.history_ is not None else None}
-        if extra:
-            config["extra"] = extra
-        return io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
-
-    @classmethod
-    def load(cls, directory) -> "LSTMRegressor":
-        """Rebuild a model written by :meth:`save`.
-
-        Raises
-        ------
-        ModelFileError
-            Missing/corrupt files, another kind of model, or an unsupported format version.
-        """
-        from .. import io
-
-        state, config, kind = io.load_model(directory)
-        if kind != MODEL_KIND:
-            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND!r}")
-        if config.get("format_version") != FORMAT_VERSION:
-            raise ModelFileError(f"{directory}: format_version {config.get('format_version')!r} is not supported "
-                                 f"(this glassformer reads version {FORMAT_VERSION})")
-        try:
-            model = cls(**config["params"])
-            model.load_state_dict(state)
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ModelFileError(f"{directory}: cannot rebuild the model from its config ({exc})") from None
-        model.is_fitted_ = bool(config.get("is_fitted", True))
-        if config.get("history"):
-            model.history_ = History.from_dict(config["history"])
-        model.extra_ = config.get("extra", {})
-        return model
 
     def __repr__(self) -> str:
         p = self._params

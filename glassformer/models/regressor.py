@@ -19,20 +19,17 @@ cos t/100]``, the seed's initialisation (``init="seed"``) and full-batch gradien
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from .._validation import as_float_array, check_dtype, check_ndim, check_positive_int
-from ..errors import InputError, ModelFileError, ShapeError
+from .._validation import as_float_array, check_dtype, check_positive_int
+from ..errors import InputError, ShapeError
 from ..losses import MSELoss
 from ..nn.input_embedding import get_input_embedding
 from ..nn.linear import Linear
-from ..nn.module import Module
 from ..nn.positional import get_positional_encoding
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
-from ..training import History, Trainer
+from .estimator import WindowRegressor, masked_mse as _masked_mse
 
 __all__ = ["SequenceRegressor"]
 
@@ -46,7 +43,7 @@ _ARCH_PARAMS = ("n_features", "n_targets", "d_model", "num_heads", "d_ff", "num_
                 "input_embedding_options", "attn_out_proj", "mixer", "init", "random_state", "dtype")
 
 
-class SequenceRegressor(Module):
+class SequenceRegressor(WindowRegressor):
     """Transformer encoder that regresses target logs at every position of a window.
 
     Parameters
@@ -115,6 +112,11 @@ class SequenceRegressor(Module):
         Losses per epoch after ``fit``.
     is_fitted_ : bool
     """
+
+    _kind = MODEL_KIND
+    _format_version = FORMAT_VERSION
+    _arch_params = _ARCH_PARAMS
+    _option_params = ("positional_options", "input_embedding_options")
 
     def __init__(self, n_features: int = 1, n_targets: int = 1, d_model: int = 4, num_heads: int = 1,
                  d_ff: int = 16, num_layers: int = 1, dropout: float = 0.0, activation: str = "relu",
@@ -218,69 +220,7 @@ class SequenceRegressor(Module):
         self.head.weight.data[...] = draw(d, p["n_targets"]).T
         self.head.bias.data[...] = 0.0
 
-    def reset_parameters(self) -> None:
-        """Re-draw every parameter from ``random_state`` (the state right after construction)."""
-        state = _fresh_state(self._params)
-        self.load_state_dict(state)
-
-    # ------------------------------------------------------------------ sklearn-style params
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor arguments as a dict (copies of the option dicts)."""
-        out = dict(self._params)
-        out["positional_options"] = dict(out["positional_options"])
-        out["input_embedding_options"] = dict(out["input_embedding_options"])
-        return out
-
-    def set_params(self, **params) -> "SequenceRegressor":
-        """Change constructor arguments; architecture changes rebuild (re-initialise) the model.
-
-        Raises
-        ------
-        InputError
-            For an unknown name (the message lists the valid ones).
-        """
-        unknown = sorted(set(params) - set(self._params))
-        if unknown:
-            raise InputError(f"SequenceRegressor.set_params: unknown parameter(s) {unknown}; "
-                             f"valid: {sorted(self._params)}")
-        rebuild = any(k in _ARCH_PARAMS and params[k] != self._params[k] for k in params)
-        for k, v in params.items():
-            if k in ("positional_options", "input_embedding_options"):
-                v = dict(v or {})
-            if k == "dtype":
-                v = str(np.dtype(v))
-            self._params[k] = v
-        if rebuild:
-            for name in list(self._modules):
-                delattr(self, name)
-            self._build()
-        return self
-
-    def __getattr__(self, name):
-        # Hyperparameters read as attributes (model.lr, model.d_model), like scikit-learn estimators.
-        params = self.__dict__.get("_params")
-        if params is not None and name in params:
-            return params[name]
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
-
     # ------------------------------------------------------------------ input checks
-    def _check_X(self, X, where: str) -> np.ndarray:
-        X = as_float_array(X, "X", where, dtype=self._dtype_np)
-        check_ndim(X, (3,), "X", where, layout="(batch, seq, n_features)")
-        if X.shape[-1] != self._params["n_features"]:
-            raise ShapeError(f"{where}: X has {X.shape[-1]} feature(s) on its last axis (shape {X.shape}), "
-                             f"the model expects n_features={self._params['n_features']}")
-        return X
-
-    def _check_y(self, y, X: np.ndarray, where: str) -> np.ndarray:
-        y = as_float_array(y, "y", where, dtype=self._dtype_np, allow_nan=True)
-        if y.ndim == 2 and self._params["n_targets"] == 1:
-            y = y[..., None]
-        want = X.shape[:2] + (self._params["n_targets"],)
-        if y.shape != want:
-            raise ShapeError(f"{where}: y must have shape (batch, seq, n_targets) = {want}, got {y.shape}")
-        return y
-
     @staticmethod
     def _check_positions(positions, X: np.ndarray, where: str):
         """Return positions as (seq,) or (batch, seq) floats; None -> 1, 2, ..., seq (seed 000)."""
@@ -373,7 +313,29 @@ class SequenceRegressor(Module):
         ModelFileError
             ``resume_from`` unreadable or written for another run.
         """
-        p = self._params
+        X, Y, pos, val = self._fit_data(X, y, positions, X_val, y_val, positions_val)
+        if not self._params["warm_start"]:
+            self.reset_parameters()
+        self._shared_pos = pos.copy() if pos.ndim == 1 else None
+        if self._shared_pos is not None and not self._pos_trainable:
+            # Fixed encodings of the shared training positions are computed once per fit.
+            self._pe_cache = (self._shared_pos, self.positional(self._shared_pos))
+        train = (X, Y, None if pos.ndim == 1 else pos)
+        if val is not None:
+            shared_v = val[2].ndim == 1
+            if shared_v and self._shared_pos is not None and np.array_equal(val[2], self._shared_pos):
+                val = (val[0], val[1], None)
+            elif shared_v:
+                val = (val[0], val[1], np.broadcast_to(val[2], val[0].shape[:2]))
+        try:
+            return self._run_trainer(train, val, callbacks, checkpoint_dir=checkpoint_dir,
+                                     checkpoint_every=checkpoint_every, checkpoint_config=checkpoint_config,
+                                     resume_from=resume_from)
+        finally:
+            self._pe_cache = None
+
+    def _fit_data(self, X, y, positions, X_val, y_val, positions_val) -> tuple:
+        """Checked ``(X, Y, positions, val)`` for :meth:`fit`; ``val`` is ``(X, Y, positions)`` or None."""
         X = self._check_X(X, "SequenceRegressor.fit")
         Y = self._check_y(y, X, "SequenceRegressor.fit")
         if not np.isfinite(Y).any():
@@ -392,50 +354,11 @@ class SequenceRegressor(Module):
                                        (pos if pos.shape[0] == Xv.shape[1] else None),
                                        Xv, "SequenceRegressor.fit (positions_val)")
             val = (Xv, Yv, pv)
-        elif p["validation_fraction"]:
-            frac = float(p["validation_fraction"])
-            if not 0.0 < frac < 1.0:
-                raise InputError(f"SequenceRegressor.fit: validation_fraction must be in (0, 1), got {frac}")
-            n_val = max(1, int(round(frac * len(X))))
-            if n_val >= len(X):
-                raise InputError(f"SequenceRegressor.fit: {len(X)} window(s) are too few to hold out "
-                                 f"validation_fraction={frac}")
-            order = np.random.default_rng(p["random_state"]).permutation(len(X))
-            vi, ti = np.sort(order[:n_val]), np.sort(order[n_val:])
+        elif self._params["validation_fraction"]:
+            vi, ti = self._validation_split(len(X), "SequenceRegressor.fit")
             val = (X[vi], Y[vi], pos if pos.ndim == 1 else pos[vi])
             X, Y, pos = X[ti], Y[ti], (pos if pos.ndim == 1 else pos[ti])
-        if not p["warm_start"]:
-            self.reset_parameters()
-        self._shared_pos = pos.copy() if pos.ndim == 1 else None
-        if self._shared_pos is not None and not self._pos_trainable:
-            # Fixed encodings of the shared training positions are computed once per fit.
-            self._pe_cache = (self._shared_pos, self.positional(self._shared_pos))
-        train = (X, Y, None if pos.ndim == 1 else pos)
-        if val is not None:
-            shared_v = val[2].ndim == 1
-            if shared_v and self._shared_pos is not None and np.array_equal(val[2], self._shared_pos):
-                val = (val[0], val[1], None)
-            elif shared_v:
-                val = (val[0], val[1], np.broadcast_to(val[2], val[0].shape[:2]))
-        trainer = Trainer(self.parameters(), self._train_step, optimizer=p["optimizer"], lr=p["lr"],
-                          momentum=p["momentum"], weight_decay=p["weight_decay"], epochs=p["epochs"],
-                          batch_size=p["batch_size"], seed=p["random_state"], grad_clip=p["grad_clip"],
-                          schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
-                          early_stopping_patience=p["early_stopping_patience"], model=self,
-                          progress=p["progress"], callbacks=callbacks,
-                          named_params=list(self.named_parameters()), checkpoint_dir=checkpoint_dir,
-                          checkpoint_every=checkpoint_every, checkpoint_config=checkpoint_config,
-                          resume_from=resume_from)
-        self.trainer_ = trainer
-        try:
-            self.history_ = trainer.fit(train, val)
-        finally:
-            self._pe_cache = None
-            self.history_ = trainer.history
-            self.clear_cache()
-            self.train()
-        self.is_fitted_ = True
-        return self
+        return X, Y, pos, val
 
     # ------------------------------------------------------------------ inference
     def _predict_array(self, X, positions, chunk: int = 2048) -> np.ndarray:
@@ -452,29 +375,6 @@ class SequenceRegressor(Module):
                 return np.concatenate(parts, axis=0)
         finally:
             self.train(was_training)
-
-    def predict(self, X, positions=None) -> np.ndarray:
-        """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches.
-
-        Before ``fit`` this is the untrained model's output (the initial weights), which the seed
-        looks at too; ``is_fitted_`` says which you have.
-        """
-        X = self._check_X(X, "SequenceRegressor.predict")
-        pos = self._check_positions(positions, X, "SequenceRegressor.predict")
-        return self._predict_array(X, pos)
-
-    def score(self, X, y, positions=None) -> float:
-        """Coefficient of determination R² over all non-NaN target entries."""
-        X = self._check_X(X, "SequenceRegressor.score")
-        Y = self._check_y(y, X, "SequenceRegressor.score")
-        pred = self.predict(X, positions)
-        ok = np.isfinite(Y)
-        if ok.sum() < 2:
-            raise InputError("SequenceRegressor.score: fewer than two observed targets")
-        t, q = Y[ok], pred[ok]
-        ss_tot = float(np.sum((t - t.mean()) ** 2))
-        ss_res = float(np.sum((t - q) ** 2))
-        return 1.0 - ss_res / ss_tot if ss_tot > 0 else float("nan")
 
     def trace(self, X, positions=None) -> Trace:
         """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`).
@@ -548,51 +448,6 @@ class SequenceRegressor(Module):
         finally:
             self.train(was_training)
 
-    # ------------------------------------------------------------------ persistence
-    def save(self, directory, *, overwrite: bool = False, extra: dict | None = None) -> Path:
-        """Write ``model.npz`` (parameters) and ``model.json`` (config, format version) into ``directory``.
-
-        ``extra``: JSON-able metadata stored beside the config (e.g. scalers of a pipeline).
-        Files are written atomically via :func:`glassformer.io.save_model`.
-        """
-        from .. import io
-
-        config = {"format_version": FORMAT_VERSION, "params": self.get_params(),
-                  "is_fitted": bool(self.is_fitted_),
-                  "history": self.history_.to_dict() if self.history_ is not None else None}
-        if extra:
-            config["extra"] = extra
-        return io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
-
-    @classmethod
-    def load(cls, directory) -> "SequenceRegressor":
-        """Rebuild a model written by :meth:`save`.
-
-        Raises
-        ------
-        ModelFileError
-            Missing/corrupt files, another kind of model, or an unsupported format version.
-        """
-        from .. import io
-
-        state, config, kind = io.load_model(directory)
-        if kind != MODEL_KIND:
-            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND!r}")
-        version = config.get("format_version")
-        if version != FORMAT_VERSION:
-            raise ModelFileError(f"{directory}: format_version {version!r} is not supported "
-                                 f"(this glassformer reads version {FORMAT_VERSION})")
-        try:
-            model = cls(**config["params"])
-            model.load_state_dict(state)
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ModelFileError(f"{directory}: cannot rebuild the model from its config ({exc})") from None
-        model.is_fitted_ = bool(config.get("is_fitted", True))
-        if config.get("history"):
-            model.history_ = History.from_dict(config["history"])
-        model.extra_ = config.get("extra", {})
-        return model
-
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
         defaults = _defaults()
@@ -624,21 +479,6 @@ def _block_with_attention(blk, Z, A):
         return T1 + ffn(blk.norm2(T1))
     R = blk.norm1(Z + mix(Z))
     return blk.norm2(R + ffn(R))
-
-
-def _masked_mse(pred: np.ndarray, target: np.ndarray) -> float:
-    ok = ~np.isnan(target)
-    n = int(ok.sum())
-    if n == 0:
-        return float("nan")
-    d = np.where(ok, pred - target, 0.0)
-    return float(np.sum(d * d) / n)
-
-
-def _fresh_state(params: dict) -> dict:
-    kw = dict(params)
-    kw["warm_start"] = False
-    return SequenceRegressor(**kw).state_dict()
 
 
 def _defaults() -> dict:

@@ -514,7 +514,7 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
     trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=True,
                       seed=seed, grad_clip=grad_clip,
                       schedule=_NoamFromZero(model.d_model, max(1, int(warmup_steps)), lr_factor),
-                      eval_step=eval_step if val is not None else None, model=model, progress=progress, callbacks=callbacks,
-                      named_params=named)
+                      eval_step=eval_step if val is not None else None, model=model, progress=progress,
+                      callbacks=callbacks, named_params=named)
     dummy_val = (np.zeros(1, dtype=np.int64),) if val is not None else None
     return trainer.fit((np.arange(len(buckets)),), dummy_val)
