@@ -16,7 +16,9 @@ import click
 
 from .errors import InputError
 
-DEMO_NAMES = ("porosity", "neighbor", "synthetic-wells", "real-wells")
+DEMO_NAMES = ("porosity", "neighbor", "synthetic-wells", "real-wells")   # what `glassformer demo` runs
+EXTRA_DEMOS = ("wavelengths", "translate", "shakespeare")                  # run by name only (time budget)
+TEXT_DEMOS = ("translate", "shakespeare")                                   # accept --quick
 
 
 def _interval(text: str, option: str) -> tuple[float, float]:
@@ -31,11 +33,12 @@ def _interval(text: str, option: str) -> tuple[float, float]:
 
 
 @click.command("demo")
-@click.argument("name", required=False, type=click.Choice(DEMO_NAMES))
+@click.argument("name", required=False, type=click.Choice(DEMO_NAMES + EXTRA_DEMOS))
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Output folder (default ./glassformer_runs/<name>; with no NAME, one sub-folder per demo).")
-def demo(name, out):
-    """Run seed 000's demonstrations and their scale-ups; no NAME runs them all.
+@click.option("--quick", is_flag=True, help="Shorter translate / shakespeare runs (~100 s / ~30 s).")
+def demo(name, out, quick):
+    """Run seed 000's demonstrations and their scale-ups; no NAME runs the first four.
 
     \b
     porosity         demonstration 1: 7 depths (m), porosity (%) -> permeability (mD),
@@ -44,6 +47,11 @@ def demo(name, out):
                      lag and ablation on 200 held-out sequences (~20 s)
     synthetic-wells  100 synthetic wells (80 train / 20 test), log10 mD metrics
     real-wells       Volve 15/9-F-11 B depth split and across wells (needs ../shared/data)
+    wavelengths      positional wavelengths (m) chosen on a validation interval (~40 s)
+    translate        English->French on Tatoeba pairs (<= 8 words): BLEU greedy and beam
+                     vs copying the source and an untrained model (~3.5 min; --quick ~100 s)
+    shakespeare      character-level decoder-only LM on tiny Shakespeare: validation
+                     loss and a sample (~3.5 min; --quick ~30 s)
     """
     from .demos import run_demo
 
@@ -56,7 +64,7 @@ def demo(name, out):
         folder = Path(out) / n if (out and not name) else Path(out or Path("glassformer_runs") / n)
         t0 = time.perf_counter()
         click.echo(f"== demo {n} -> {folder}")
-        run_demo(n, folder, echo=click.echo)
+        run_demo(n, folder, echo=click.echo, **({"quick": quick} if n in TEXT_DEMOS else {}))
         click.echo(f"== demo {n} done in {time.perf_counter() - t0:.1f} s")
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..models.lm import DecoderOnlyLM, evaluate_lm, fit_lm
 from ..text import SHAKESPEARE_ATTRIBUTION, CharTokenizer, load_shakespeare, split_text
 from ..training import PrintLoss
+from ..report import write_report
 
 __all__ = ["QUICK", "FULL", "run_shakespeare"]
 
@@ -171,6 +172,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     model.save(out / "model", tokenizer=tok, overwrite=True)
     metrics["total_seconds"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
+    write_report(out)
     echo(f"validation loss {final:.4f} nats/char (unigram baseline {metrics['unigram_baseline_nats']:.3f}); sample:")
     echo(sample[:300])
     return metrics

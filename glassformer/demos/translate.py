@@ -43,6 +43,7 @@ from ..decoding import beam_search, greedy_decode
 from ..models.seq2seq import Seq2SeqTransformer, fit_seq2seq, make_translation_arrays
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..training import PrintLoss
+from ..report import write_report
 
 __all__ = ["QUICK", "FULL", "prepare_translation", "train_translation", "bleu", "translate_texts",
            "run_translate", "limit_blas_threads"]
@@ -281,6 +282,7 @@ def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dic
     model.save(out / "model", src_tokenizer=data["src_tok"], tgt_tokenizer=data["tgt_tok"], overwrite=True)
     metrics["total_seconds"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
+    write_report(out)
     echo(lines[0])
     for line in lines[2:12]:
         echo(line)

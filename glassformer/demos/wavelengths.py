@@ -31,6 +31,7 @@ from ..models import SequenceRegressor
 from ..nn.positional import SEED_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
 from .common import prepare_run_dir, write_figures, write_json
+from ..report import write_report
 
 CYCLE_M = 5.0          # period of the constructed overprint (m): the "right" wavelength
 CYCLE_DECADES = 1.0    # its amplitude (log10 mD)
@@ -145,5 +146,6 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                  "window": WINDOW, "stride_train": STRIDE, "split_fractions": list(FRACTIONS),
                  "positions": "depth (m)"}})
     write_figures(out, extra={"wavelength_selection": lambda: _figure(result, names)})
+    write_report(out)
     echo(f"Wrote {out}")
     return metrics
