@@ -156,7 +156,8 @@ class CheckpointMixin:
         Keys: ``epoch`` (last completed epoch, -1 before the first), ``next_epoch`` and ``batch``
         (updates already done in ``next_epoch``), ``batch_losses`` (their losses), ``global_step``,
         ``rng`` (the shuffling generator's ``bit_generator.state`` at the start of ``next_epoch``),
-        ``module_rngs``, ``history``, early-stopping ``best``/``wait``/``best_params`` and the run's
+        ``module_rngs``, ``history``, early-stopping ``best``/``wait``/``best_params``, the growth
+        guard's ``reference_loss`` (the first batch's loss, None before it) and the run's
         shape (``epochs``, ``n_rows``, ``batch_size``, ``shuffle``, ``seed``) checked on resume.
         """
         best = self._best if math.isfinite(self._best) else None
@@ -170,7 +171,7 @@ class CheckpointMixin:
                 "history": self.history.to_dict(), "best": best, "wait": self._wait,
                 "best_params": best_params, "stop_training": bool(self.stop_training),
                 "epochs": self.epochs, "n_rows": self._n, "batch_size": self.batch_size,
-                "shuffle": self.shuffle, "seed": self.seed}
+                "shuffle": self.shuffle, "seed": self.seed, "reference_loss": self._ref_loss}
 
     def save_checkpoint(self, path, *, config: dict | None = None) -> Path:
         """Write the model, optimizer and :meth:`checkpoint_state` atomically into folder ``path``.
@@ -237,6 +238,12 @@ class CheckpointMixin:
         if best_params is not None:
             self._best_snap = [np.array(best_params[name], dtype=p.data.dtype) for name, p in self.named_params]
         self.stop_training = bool(ts.get("stop_training", False))
+        ref = ts.get("reference_loss")
+        if ref is None and self._batch_losses and self._epoch == 0:   # older checkpoints: the first batch's loss
+            ref = self._batch_losses[0]
+        if ref is None and self.history.train_loss:                  # ... or else the first epoch's mean loss
+            ref = self.history.train_loss[0]
+        self._ref_loss = None if ref is None else float(ref)
         self._resumed = True
 
     def _load_named(self, state: dict, where: str) -> None:

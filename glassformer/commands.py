@@ -16,6 +16,18 @@ import click
 
 from .errors import InputError
 
+def _positional_names() -> list:
+    """Every ``--positional`` name: the additive encodings, then rotary (the list SequenceRegressor's error shows)."""
+    from .nn.positional import POSITIONAL_ENCODINGS
+
+    return [*POSITIONAL_ENCODINGS, "rotary"]
+
+
+POSITIONAL_HELP = (f"Positional encoding: {', '.join(_positional_names())}. 'wavelengths' needs --wavelengths; "
+                   "'learned' needs --positions index.")
+WAVELENGTHS_HELP = ("Wavelengths W1 W2 ... for --positional wavelengths, in position units (samples with --positions "
+                    "index, the file's depth unit, e.g. m, with --positions depth): one sine/cosine pair each")
+
 DEMO_NAMES = ("porosity", "neighbor", "synthetic-wells", "real-wells")   # what `glassformer demo` runs
 EXTRA_DEMOS = ("wavelengths", "translate", "shakespeare")                  # run by name only (time budget)
 TEXT_DEMOS = ("translate", "shakespeare")                                   # accept --quick
@@ -37,7 +49,9 @@ def _interval(text: str, option: str) -> tuple[float, float]:
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Output folder (default ./glassformer_runs/<name>; with no NAME, one sub-folder per demo).")
 @click.option("--quick", is_flag=True, help="Shorter translate / shakespeare runs (~100 s / ~30 s).")
-def demo(name, out, quick):
+@click.option("--overwrite", is_flag=True,
+              help="Replace the files of existing, non-empty output folders (refused otherwise).")
+def demo(name, out, quick, overwrite):
     """Run seed 000's demonstrations and their scale-ups; no NAME runs the first four.
 
     \b
@@ -56,42 +70,73 @@ def demo(name, out, quick):
     from .demos import run_demo
 
     names = [name] if name else list(DEMO_NAMES)
+    skipped = set()
+    if not name and "real-wells" in names and not _volve_available():
+        skipped.add("real-wells")
+    folders = {n: Path(out) / n if (out and not name) else Path(out or Path("glassformer_runs") / n)
+               for n in names if n not in skipped}
+    for n, folder in folders.items():        # every folder is checked before any demo runs
+        _check_demo_folder(folder, overwrite=overwrite)
     for n in names:
-        if n == "real-wells" and not name and not _volve_available():
+        if n in skipped:
             click.echo("== demo real-wells skipped: the Volve files are not under the data root "
                        "(set GLASSFORMER_DATA to the folder holding real/; `glassformer demo real-wells` to insist)")
             continue
-        folder = Path(out) / n if (out and not name) else Path(out or Path("glassformer_runs") / n)
+        folder = folders[n]
         t0 = time.perf_counter()
         click.echo(f"== demo {n} -> {folder}")
         run_demo(n, folder, echo=click.echo, **({"quick": quick} if n in TEXT_DEMOS else {}))
         click.echo(f"== demo {n} done in {time.perf_counter() - t0:.1f} s")
 
 
+def _check_demo_folder(folder: Path, *, overwrite: bool) -> None:
+    """Refuse a demo output folder that is a file, or exists and is not empty (unless ``overwrite``)."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"demo output {folder}: exists and is not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise InputError(f"demo output folder {folder} exists and is not empty; pass --overwrite to replace its "
+                         f"files (or --out to write elsewhere)")
+
+
 class _GreedyCommand(click.Command):
-    """A command whose ``--inputs`` takes several space-separated values: ``--inputs PHIF VSH SW``.
+    """A command whose ``--inputs`` (and ``--wavelengths``) take several space-separated values:
+    ``--inputs PHIF VSH SW``.
 
     Click options take a fixed number of values, so the arguments are rewritten to
     ``--inputs PHIF --inputs VSH --inputs SW`` (a ``multiple=True`` option) before parsing.
     """
 
-    greedy = ("--inputs",)
+    greedy = ("--inputs", "--wavelengths")
+    examples = {"--inputs": "curve mnemonic, e.g. --inputs PHIF VSH SW",
+                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64"}
 
     def parse_args(self, ctx, args):
+        def value(opt, token):
+            # a value, not an option; --wavelengths also takes "-16" (refused later with a clear message)
+            return not token.startswith("-") or (opt == "--wavelengths" and _is_number(token))
+
         out, current, first = [], None, False
         for i, a in enumerate(args):
             if a in self.greedy:
-                if i + 1 == len(args) or args[i + 1].startswith("-"):
-                    raise click.UsageError(f"{a} needs at least one curve mnemonic, e.g. {a} PHIF VSH SW")
+                if i + 1 == len(args) or not value(a, args[i + 1]):
+                    raise click.UsageError(f"{a} needs at least one {self.examples[a]}")
                 current, first = a, True
                 out.append(a)
-            elif current is not None and not a.startswith("-"):
+            elif current is not None and value(current, a):
                 out.extend([a] if first else [current, a])
                 first = False
             else:
                 current = None
                 out.append(a)
         return super().parse_args(ctx, out)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _volve_available() -> bool:
@@ -167,6 +212,9 @@ def _resume_hint(ctx: click.Context, folder) -> str:
             continue
         if value is None or value == () or value == param.default:
             continue
+        if param.multiple and param.opts[0] in _GreedyCommand.greedy:
+            parts += [param.opts[0], *(str(v) for v in value)]      # --inputs PHIF VSH SW, as documented
+            continue
         for v in (value if param.multiple else (value,)):
             parts += [param.opts[0], str(v)]
     parts += ["--resume", str(folder)]
@@ -183,6 +231,50 @@ def _check_out_folder(out, *, overwrite: bool) -> None:
         raise InputError(f"--out {out}: exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise InputError(f"--out {out}: folder exists and is not empty; pass --overwrite to replace its files")
+
+
+def _input_names(inputs) -> list:
+    """``--inputs`` values as a list of mnemonics (commas also separate); a usage error for none or a duplicate."""
+    names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    if not names:
+        raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
+    unique = {}
+    for m in names:
+        unique.setdefault(m.upper(), m)
+    if len(unique) < len(names):
+        dup = next(m for i, m in enumerate(names) if m.upper() in {x.upper() for x in names[:i]})
+        raise click.UsageError(f"--inputs lists {dup} more than once; give each curve once, e.g. "
+                               f"--inputs {' '.join(unique.values())}")
+    return names
+
+
+def _positional_options(positional: str, wavelengths, positions: str, window: int, d_model: int | None) -> dict:
+    """``positional_options`` for ``--positional`` (checked against --wavelengths and --positions).
+
+    ``d_model=None`` (``compare``, which has no --d-model) skips the width check: the caller sets
+    d_model to 2 x the number of wavelengths.
+    """
+    opts = {}
+    if positional == "learned":
+        if positions == "depth":
+            raise InputError("--positional learned needs --positions index (one learned vector per sample "
+                             "index 1..T); depths in metres are not table indices")
+        opts = {"max_len": window + 1}
+    if wavelengths and positional != "wavelengths":
+        raise InputError(f"--wavelengths is used only with --positional wavelengths (got --positional {positional})")
+    if positional == "wavelengths":
+        if not wavelengths:
+            raise InputError("--positional wavelengths needs --wavelengths W1 W2 ... (position units: samples with "
+                             "--positions index, the depth unit with --positions depth); d_model must be 2 x their "
+                             "count")
+        bad = [w for w in wavelengths if not (math.isfinite(w) and w > 0)]
+        if bad:
+            raise InputError(f"--wavelengths must be finite numbers > 0, got {bad[0]:g}")
+        if d_model is not None and d_model != 2 * len(wavelengths):
+            raise InputError(f"--positional wavelengths: --d-model ({d_model}) must be 2 x the number of --wavelengths "
+                             f"({len(wavelengths)}); use --d-model {2 * len(wavelengths)}")
+        opts = {"wavelengths": [float(w) for w in wavelengths]}
+    return opts
 
 
 def _check_training_logs(logs, train_logs, input_names, target, window: int, interval: str) -> None:
@@ -262,8 +354,9 @@ def _keep_last_good(pipe, train_logs, out) -> str:
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(1), help="Training epochs (max).")
 @click.option("--positions", type=click.Choice(["index", "depth"]), default="index", show_default=True,
               help="Positions: sample index inside the window (1..T) or depth (file unit).")
-@click.option("--positional", default="sinusoidal", show_default=True,
-              help="Positional encoding: sinusoidal, seed, learned, continuous, fourier, rotary, none.")
+@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP)
+@click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
+              help=WAVELENGTHS_HELP + "; --d-model must be 2 x their count.")
 @click.option("--d-model", default=16, show_default=True, type=click.IntRange(1), help="Model width d_model.")
 @click.option("--heads", default=2, show_default=True, type=click.IntRange(1), help="Attention heads.")
 @click.option("--layers", default=1, show_default=True, type=click.IntRange(1), help="Encoder layers.")
@@ -279,7 +372,8 @@ def _keep_last_good(pipe, train_logs, out) -> str:
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
 def train(data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs, positions,
-          positional, d_model, heads, layers, lr, seed, out, overwrite, progress, checkpoint_every, resume):
+          positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite, progress, checkpoint_every,
+          resume):
     """Train a transformer on well logs and report it beside the baselines.
 
     Scaling is fitted on the training interval only; NaN targets (gaps, LAS nulls) are masked out
@@ -312,9 +406,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
         fault_callbacks.append(ResumeFrom(ck))
         resuming_here = Path(ck_folder).resolve().parent == Path(out).resolve()
     _check_out_folder(out, overwrite=overwrite or resuming_here)   # created later, once the inputs are valid
-    input_names = [m for item in inputs for m in str(item).replace(",", " ").split()]
-    if not input_names:
-        raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
+    input_names = _input_names(inputs)
     if str(target).strip().upper() in {m.upper() for m in input_names}:
         raise InputError(f"--target {target} is also one of --inputs {' '.join(input_names)}; the model would "
                          "see the answer (choose inputs without the target)")
@@ -333,12 +425,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     if not test_logs:
         test_logs = train_logs
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    pos_options = {}
-    if positional == "learned":
-        if positions == "depth":
-            raise InputError("--positional learned needs --positions index (one learned vector per sample "
-                             "index 1..T); depths in metres are not table indices")
-        pos_options = {"max_len": window + 1}
+    pos_options = _positional_options(positional, wavelengths, positions, window, d_model)
     if not (math.isfinite(lr) and lr > 0):
         raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
     model_params = dict(d_model=d_model, num_heads=heads, d_ff=2 * d_model, num_layers=layers,
@@ -395,6 +482,8 @@ def predict(model_dir, data, out, depth_range, overwrite):
     from .data.wells import read_well
     from .demos.common import WellPipeline
 
+    if Path(out).resolve() == Path(data).resolve() or (Path(out).exists() and Path(out).samefile(data)):
+        raise InputError(f"--out {out} would replace the input well --data {data}; choose another output file")
     if Path(out).exists() and not overwrite:
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     pipe = WellPipeline.load(model_dir)
@@ -425,7 +514,16 @@ def predict(model_dir, data, out, depth_range, overwrite):
 
 
 def _write_las(path: Path, log, cols: dict, units: dict, pipe) -> None:
+    """Write the prediction as LAS 2.0: the input's header and curves, then the prediction curves.
+
+    A LAS input is read again (header only) so its ~Well items (WELL, COMP, FLD, LOC, ..., NULL),
+    ~Params, ~Other and its index and input curve mnemonics, units and descriptions carry over; a
+    CSV input gets WELL = the log's name, a DEPT index in the log's depth unit and NULL -999.25.
+    NaN (missing input, no prediction) is written as that NULL.
+    """
+    import copy
     import io as _io
+    import logging
 
     import lasio
     import numpy as np
@@ -433,15 +531,58 @@ def _write_las(path: Path, log, cols: dict, units: dict, pipe) -> None:
     from . import io
 
     las = lasio.LASFile()
-    las.well["WELL"].value = log.name
-    las.append_curve("DEPT", log.depth, unit=log.depth_unit.upper(), descr="Depth")
+    header = None
+    if Path(log.source).suffix.lower() == ".las" and Path(log.source).is_file():
+        quiet = logging.getLogger("lasio")
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)          # read_well already reported what matters about this file
+        try:
+            header = lasio.read(log.source, ignore_data=True)
+        except Exception:          # read_well read it a moment ago; if lasio now fails, keep the CSV layout
+            header = None
+        finally:
+            quiet.setLevel(level)
+    input_curves = {}
+    if header is not None:
+        for section in ("Well", "Parameter", "Other"):
+            if section in header.sections:
+                las.sections[section] = copy.deepcopy(header.sections[section])
+        index = header.curves[0]
+        index_item = (index.mnemonic, index.unit, index.descr)
+        input_curves = {c.mnemonic.upper(): c for c in header.curves[1:]}
+    else:
+        las.well["WELL"].value = log.name
+        index_item = ("DEPT", log.depth_unit.upper(), "Depth")
+    null = float("nan")        # the input's NULL; -999.25 (not lasio's -9999.25) for CSV or none declared
+    if header is not None and "NULL" in las.well:
+        try:
+            null = float(las.well["NULL"].value)
+        except (TypeError, ValueError):
+            pass
+    if not np.isfinite(null):
+        null = -999.25
+    if "NULL" in las.well:
+        las.well["NULL"].value = null
+    else:
+        las.well["NULL"] = lasio.HeaderItem("NULL", "", null, "Null value")
+    las.append_curve(index_item[0], np.asarray(log.depth, dtype=float), unit=index_item[1], descr=index_item[2])
     for m in pipe.inputs:
-        las.append_curve(m, np.asarray(log.curve(m), dtype=float), unit=log.units.get(m, ""), descr="input")
+        item = input_curves.get(m.upper())
+        unit = item.unit if item is not None else log.units.get(m, "")
+        descr = item.descr if item is not None else (log.descriptions.get(m) or "model input")
+        las.append_curve(item.mnemonic if item is not None else m, np.asarray(log.curve(m), dtype=float),
+                         unit=unit, descr=descr)
+    source = getattr(pipe.model, "source_", None)
+    # LAS 2.0 ends a value at the line's last colon, so the description holds none.
+    model_name = (str(source) if source else type(pipe.model).__name__).replace(":", "")
     for k, v in cols.items():
         if k != "DEPTH":
-            las.append_curve(k, np.asarray(v, dtype=float), unit=units.get(k, ""), descr="glassformer prediction")
+            # LAS units end at the first space, so "log10 mD" is written as log10(mD).
+            unit = units.get(k, "").replace("log10 mD", "log10(mD)")
+            las.append_curve(k, np.asarray(v, dtype=float), unit=unit,
+                             descr=f"glassformer prediction (model {model_name})")
     buf = _io.StringIO()
-    las.write(buf, version=2.0, fmt="%.9g")
+    las.write(buf, version=2.0, wrap=False, fmt="%.9g")
     io.atomic_write_text(path, buf.getvalue())
 
 
@@ -471,6 +612,11 @@ def register(group) -> None:
               help="Maximum epochs of both networks [30 on --data; the demo's own with --demo].")
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
+@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP.replace(
+    " 'learned' needs --positions index.", "") + " (--data only; positions are sample indices 1..T)")
+@click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
+              help="Wavelengths W1 W2 ... for --positional wavelengths, in samples (compare's positions are sample "
+                   "indices): one sine/cosine pair each; the transformer's d_model becomes 2 x their count.")
 @click.option("--seeds", "n_seeds", default=None, type=click.IntRange(1),
               help="Number of seeds (42, 0, 1, ...); every network is retrained per seed and the table "
                    "reports mean ± sd [1 on --data and real-wells; 3 for porosity and synthetic-wells].")
@@ -478,7 +624,7 @@ def register(group) -> None:
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
 def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
-            hidden_size, n_seeds, out, overwrite, progress):
+            hidden_size, positional, wavelengths, n_seeds, out, overwrite, progress):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 
     All four see the same split, scaling and windows; both networks use the same training loop and
@@ -486,13 +632,14 @@ def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth
     MAE, R², parameters, fit time in s; mean ± sd over --seeds) and whose
     figures/prediction_vs_depth.png shows every model against depth.
     """
-    from .demos.common import prepare_run_dir
     from .demos.compare import compare_demo, compare_wells, load_split, seed_list
 
-    prepare_run_dir(out, overwrite=overwrite)
+    _check_out_folder(out, overwrite=overwrite)   # created once the inputs are valid
     if demo_name:
         if data:
             raise InputError("give either --demo or --data, not both")
+        if positional != "sinusoidal" or wavelengths:
+            raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
         compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
                      echo=click.echo)
         click.echo(f"Comparison written to {out} (metrics.json, report.html)")
@@ -503,17 +650,19 @@ def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
     from .data.volve import ATTRIBUTION
 
-    input_names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    input_names = _input_names(inputs)
+    pos_options = _positional_options(positional, wavelengths, "index", window, None)
     top, base = _interval(train_depth, "--train-depth")
     tdepth = _interval(test_depth, "--test-depth") if test_depth else None
-    train_logs, test_logs, boundary = load_split(data, (top, base), tdepth, test_data)
+    train_logs, test_logs, boundary = load_split(data, (top, base), tdepth, test_data,
+                                                 labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
     if test_logs is train_logs:
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
     volve = any("volve" in (g.source + g.name).lower() or "15/9" in g.name or "15_9" in g.source for g in train_logs)
     compare_wells(out, train_logs, test_logs, inputs=input_names, target=target, log_target=log_target,
                   window=window, stride=stride, epochs=epochs or 30, seeds=seed_list(n_seeds or 1),
                   hidden_size=hidden_size, boundary=boundary, attribution=ATTRIBUTION if volve else None,
-                  progress=progress, echo=click.echo,
+                  positional=positional, positional_options=pos_options, progress=progress, echo=click.echo,
                   config={"data": [str(p) for p in data], "test_data": [str(p) for p in test_data],
                           "train_depth": [top, base], "test_depth": test_depth})
     click.echo(f"Wrote {out}")

@@ -10,6 +10,10 @@ HTML-escaped; the file is written atomically.
 A run folder (see ``glassformer.demos.common``)::
 
     config.json  metrics.json  predictions.csv  figures/*.png  [attribution.txt]
+
+A parent folder of several runs (e.g. ``glassformer_runs/real-wells``) also lists the sub-folders
+that hold their own ``report.html``, with relative links (``<a href="sub/report.html">``): local
+files beside this one, never a network address.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 
 import click
 
-from .errors import InputError
+from .errors import DataFileError, InputError
 
 __all__ = ["FIGURE_GUIDES", "FIGURE_ORDER", "figure_guide", "report_command", "write_report"]
 
@@ -253,6 +257,7 @@ def _is_short_list(v) -> bool:
 
 # ------------------------------------------------------------------ sections
 def _read_json(path: Path, notes: list):
+    """The JSON object in ``path`` (None if absent or unreadable); problems go to ``notes``."""
     if not path.is_file():
         return None
     try:
@@ -264,6 +269,36 @@ def _read_json(path: Path, notes: list):
         notes.append(f"{path.name} holds a {type(data).__name__}, not an object; shown as text.")
         return {"value": data}
     return data
+
+
+def _missing_note(run_dir: Path, name: str, what: str) -> str:
+    """The "No <name>" paragraph, or "" when the file exists (then a note already says why it is not shown)."""
+    return "" if (run_dir / name).exists() else f"<p>No {what} in this run.</p>"
+
+
+def _sub_runs(run_dir: Path) -> list:
+    """``[(folder name, title)]`` of the immediate sub-folders that hold their own report.html, by name."""
+    found = []
+    for sub in sorted((p for p in run_dir.iterdir() if p.is_dir()), key=lambda p: p.name):
+        if not (sub / "report.html").is_file():
+            continue
+        title = None
+        for name in ("metrics.json", "config.json"):
+            data = _read_json(sub / name, [])
+            if isinstance(data, Mapping) and isinstance(data.get("title"), str) and data["title"]:
+                title = data["title"]
+                break
+        found.append((sub.name, title or sub.name))
+    return found
+
+
+def _sub_runs_section(subs: list) -> str:
+    from urllib.parse import quote
+
+    items = "".join(f"<li><a href=\"{_esc(quote(name))}/report.html\">{_esc(title)}</a> "
+                    f"(<code>{_esc(name)}/report.html</code>)</li>" for name, title in subs)
+    return (f"<h2 id=\"sub-runs\">Sub-runs ({len(subs)})</h2><p>Each sub-folder holds its own run and report "
+            f"(relative links: keep the folders together).</p><ul>{items}</ul>")
 
 
 def _metrics_section(metrics: Mapping) -> str:
@@ -393,16 +428,23 @@ def build_report_html(run_dir) -> str:
     notes: list = []
     config = _read_json(run_dir / "config.json", notes)
     metrics = _read_json(run_dir / "metrics.json", notes)
+    subs = _sub_runs(run_dir)
+    parent = bool(subs)         # a folder of runs: say nothing about what only a single run has
     title = next((src.get("title") for src in (metrics, config)
                   if isinstance(src, Mapping) and isinstance(src.get("title"), str) and src.get("title")), None)
     title = title or f"Run {run_dir.resolve().name}"
 
+    links = [("sub-runs", "Sub-runs")] if parent else []
+    links += [("configuration", "Configuration"), ("data", "Data"), ("metrics", "Metrics"), ("figures", "Figures")]
+    embedded = ("Figures are embedded in this file; the sub-run reports are linked relatively." if parent
+                else "Everything is embedded in this file; no network is needed.")
     body = [f"<h1>{_esc(title)}</h1>",
             f"<p>Run folder <code>{_esc(run_dir.resolve().name)}</code>, report by glassformer "
-            f"{_esc(__version__)}. Everything is embedded in this file; no network is needed.</p>",
-            "<nav><a href=\"#configuration\">Configuration</a><a href=\"#data\">Data</a>"
-            "<a href=\"#metrics\">Metrics</a><a href=\"#figures\">Figures</a></nav>"]
+            f"{_esc(__version__)}. {embedded}</p>",
+            "<nav>" + "".join(f"<a href=\"#{a}\">{t}</a>" for a, t in links) + "</nav>"]
     body += [f"<p class=\"note\">{_esc(n)}</p>" for n in notes]
+    if parent:
+        body.append(_sub_runs_section(subs))
 
     attributions = _attributions(run_dir, config, metrics)
     if attributions:
@@ -413,8 +455,8 @@ def build_report_html(run_dir) -> str:
     if config:
         shown = {k: v for k, v in config.items() if k not in DATA_KEYS and k not in ("attribution", "title")}
         body.append(_kv_table(_flatten(shown)) or "<p>(empty)</p>")
-    else:
-        body.append("<p>No config.json in this run.</p>")
+    elif not parent:
+        body.append(_missing_note(run_dir, "config.json", "config.json"))
 
     body.append("<h2 id=\"data\">Data summary</h2>")
     data_parts, facts = [], []
@@ -433,9 +475,14 @@ def build_report_html(run_dir) -> str:
     body.append("".join(data_parts) or "<p>No data summary recorded in this run.</p>")
 
     body.append("<h2 id=\"metrics\">Metrics</h2>")
-    body.append(_metrics_section(metrics) if metrics else "<p>No metrics.json in this run.</p>")
+    if metrics:
+        body.append(_metrics_section(metrics))
+    elif not parent:
+        body.append(_missing_note(run_dir, "metrics.json", "metrics.json"))
 
     figures, n_fig = _figures_section(run_dir)
+    if parent and not (run_dir / "figures").is_dir():
+        figures = "<p>This folder has no figures of its own; see the sub-run reports.</p>"
     body.append(f"<h2 id=\"figures\">Figures ({n_fig})</h2>" + figures)
 
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -451,8 +498,10 @@ def write_report(run_dir) -> Path:
     ----------
     run_dir : str or Path
         A run folder: ``config.json``, ``metrics.json``, ``predictions.csv``, ``figures/*.png``,
-        optionally ``attribution.txt`` (each optional; missing ones are said to be missing, and
-        an unreadable JSON file is reported in the page instead of failing).
+        optionally ``attribution.txt`` (at least one of config.json, metrics.json and figures/;
+        missing ones are said to be missing, and an unreadable JSON file is reported in the page
+        instead of failing), or a parent folder whose sub-folders hold their own ``report.html``
+        (listed with relative links).
 
     Returns
     -------
@@ -463,12 +512,18 @@ def write_report(run_dir) -> Path:
     ------
     InputError
         If ``run_dir`` is not an existing folder.
+    DataFileError
+        If ``run_dir`` has none of config.json, metrics.json, figures/ and no sub-run report: it is
+        not a run folder.
     """
     from .io import atomic_write_text
 
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"report: run folder {run_dir} does not exist or is not a folder")
+    if not any((run_dir / n).exists() for n in ("config.json", "metrics.json", "figures")) and not _sub_runs(run_dir):
+        raise DataFileError(f"report: {run_dir} is not a run folder (no config.json, metrics.json or figures/, "
+                            "and no sub-folder with a report.html)")
     path = run_dir / "report.html"
     atomic_write_text(path, build_report_html(run_dir))
     return path

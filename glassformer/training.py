@@ -28,6 +28,20 @@ validation pass after each epoch is guarded the same way.  The parameters are re
 values at the start of that epoch (or of its resumed part), the last state known to give finite
 losses.
 
+Growth guard: a loss can also run away while staying finite (``lr=1e6`` gives mean losses of
+1e24 that never overflow).  When an epoch's mean training loss exceeds ``divergence_factor``
+(default 1e4) times the *reference loss* -- the loss of the run's first batch, i.e. of the initial
+parameters -- training stops with :class:`~glassformer.errors.DivergenceError` as well.  The
+reference is the untrained model's loss rather than the best loss so far: a model that has fitted
+well can legitimately jump by orders of magnitude above its (tiny) best loss on a noisy mini-batch
+or a learning-rate spike, but a loss 1e4 times that of random initial weights is never progress.
+Here the parameters are restored to their values at the start of the previous epoch, the last
+epoch whose loss passed the guard (the start of training if it is the first epoch): the start of
+the failing epoch already gave the runaway loss (with full batches it is exactly where that loss
+was measured); in a resumed run, before a full epoch has passed, it is the resume point.  The
+reference loss is kept in checkpoints.  The guard is skipped when the reference loss is not > 0
+(e.g. a log-likelihood).
+
 Fault tolerance (issue 9) -- checkpoints, resume and SIGINT/SIGTERM -- lives in
 :mod:`glassformer.checkpointing`; the history record in :mod:`glassformer.history`; locating the
 first non-finite tensor in :mod:`glassformer.divergence`.
@@ -203,11 +217,15 @@ class Trainer(CheckpointMixin):
         During :meth:`fit`, in the main thread, turn SIGINT/SIGTERM into a clean stop after the
         current update (checkpoint, then :class:`TrainingInterrupted`).  A second signal interrupts
         at once.  Previous handlers are restored when ``fit`` returns.
+    divergence_factor : float > 1 or None, default 1e4
+        Growth guard: stop with :class:`DivergenceError` when an epoch's mean training loss exceeds
+        this many times the loss of the first batch (the initial parameters); None turns it off.
 
     Raises
     ------
     DivergenceError
-        From :meth:`fit` when a loss or gradient is non-finite (parameters restored, see above).
+        From :meth:`fit` when a loss or gradient is non-finite, or the training loss grows beyond
+        ``divergence_factor`` times its initial value (parameters restored, see the module docstring).
     """
 
     def __init__(self, params: Sequence, step: Callable, *, optimizer="sgd", lr: float = 0.01,
@@ -217,7 +235,8 @@ class Trainer(CheckpointMixin):
                  eval_step: Callable | None = None, early_stopping_patience: int | None = None,
                  min_delta: float = 0.0, model=None, progress: bool = False, callbacks: Iterable = (),
                  named_params: Sequence | None = None, checkpoint_dir=None, checkpoint_every: int = 1,
-                 checkpoint_config: dict | None = None, resume_from=None, handle_signals: bool = True):
+                 checkpoint_config: dict | None = None, resume_from=None, handle_signals: bool = True,
+                 divergence_factor: float | None = 1e4):
         self.params = list(params)
         if not self.params:
             raise InputError("Trainer: params is empty")
@@ -260,6 +279,16 @@ class Trainer(CheckpointMixin):
         self.checkpoint_config = dict(checkpoint_config or {})
         self.resume_from = resume_from
         self.handle_signals = bool(handle_signals)
+        if divergence_factor is not None:
+            try:
+                ok = float(divergence_factor) > 1 and math.isfinite(float(divergence_factor))
+            except (TypeError, ValueError):
+                ok = False
+            if isinstance(divergence_factor, bool) or not ok:
+                raise InputError(f"Trainer: divergence_factor must be None or a finite number > 1, "
+                                 f"got {divergence_factor!r}")
+        self.divergence_factor = None if divergence_factor is None else float(divergence_factor)
+        self._ref_loss = None
         self.global_step = 0
         self.history = History()
         self.stop_training = False
@@ -368,6 +397,8 @@ class Trainer(CheckpointMixin):
                 where = locate_nonfinite(self.model, lambda: self.step(batch)) or find_nonfinite(self.model)
                 raise Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
                                                              else ""), where or "loss")
+            if self._ref_loss is None:
+                self._ref_loss = loss          # the initial parameters' loss: the growth guard's reference
             self._update()
             self._batch_losses.append(loss)
             self._batch = b + 1
@@ -400,6 +431,25 @@ class Trainer(CheckpointMixin):
             if self.model is not None:
                 self.model.train()
         return float(loss)
+
+    def _check_growth(self, epoch: int, loss: float, prev_good, prev_label: str) -> None:
+        """The growth guard: raise DivergenceError if ``loss`` exceeds divergence_factor x the reference loss.
+
+        ``prev_good`` holds the parameters at the start of the previous epoch (of training for epoch 0,
+        or of the resumed part when the run was resumed), which are restored.
+        """
+        ref, factor = self._ref_loss, self.divergence_factor
+        if factor is None or ref is None or not ref > 0 or not loss > factor * ref:
+            return
+        self._restore(prev_good)
+        if self.model is not None:
+            self.model.clear_cache()
+        self.history.stop_reason = "diverged"
+        raise DivergenceError(
+            f"training diverged at epoch {epoch} (update step {self.global_step}): the mean training loss "
+            f"{loss:.4g} exceeds {factor:g} x the initial loss {ref:.4g} (the loss grows without bound). "
+            f"Parameters restored to their values at the start of {prev_label}; lower the learning rate (lr / --lr).",
+            epoch=epoch, where="training loss")
 
     # --- the loop ----------------------------------------------------------------------------
     def fit(self, train: tuple, val: tuple | None = None) -> History:
@@ -439,6 +489,7 @@ class Trainer(CheckpointMixin):
         self._epoch_rng_state = rng.bit_generator.state
         self._best, self._best_snap, self._wait = math.inf, None, 0
         self._resumed = False
+        self._ref_loss = None
         monitor_val = val is not None
         t0 = time.perf_counter()
         if self.resume_from is not None:
@@ -449,6 +500,10 @@ class Trainer(CheckpointMixin):
         hist = self.history
         seconds_before = hist.seconds if self._resumed else 0.0
         last_good = self._snapshot()
+        prev_good = self._snapshot()           # start of the previous epoch: the growth guard's fallback
+        # What those snapshots are, for the messages: the start of training, of an epoch, or of a resumed part.
+        prev_label = last_label = ("training" if self._epoch == 0 and self._batch == 0 else
+                                   f"epoch {self._epoch}" + (" (its resumed part)" if self._batch else ""))
         bar = None
         if self.progress:
             from tqdm.auto import tqdm
@@ -463,6 +518,9 @@ class Trainer(CheckpointMixin):
                     if self._batch == 0:
                         self._epoch_rng_state = rng.bit_generator.state   # resume point of this epoch
                         self._batch_losses = []
+                    if self._batch == 0 and epoch > 0:
+                        prev_good, last_good, prev_label = last_good, prev_good, last_label
+                        last_label = f"epoch {epoch}"
                     self._snapshot(last_good)          # the state to fall back to if this epoch diverges
                     try:
                         with np.errstate(over="ignore", invalid="ignore"):   # overflow is reported below
@@ -476,8 +534,9 @@ class Trainer(CheckpointMixin):
                         raise DivergenceError(
                             f"training diverged at epoch {epoch} (update step {self.global_step}): {exc.msg}. "
                             f"Parameters restored to their values at the start of epoch {epoch}; "
-                            f"try a smaller learning rate or gradient clipping (grad_clip).",
+                            f"lower the learning rate (lr / --lr).",
                             epoch=epoch, where=exc.where) from None
+                    self._check_growth(epoch, loss, prev_good, prev_label)
                     lr_now = float(getattr(self.optimizer, "lr", self.lr))
                     hist.epoch.append(epoch)
                     hist.train_loss.append(loss)
@@ -530,7 +589,8 @@ class Trainer(CheckpointMixin):
             self._restore(last_good)
             hist.stop_reason = "diverged"
             raise DivergenceError(f"training diverged in the last update: parameter {bad[0]} is non-finite. "
-                                  f"Parameters restored to their values at the start of the last epoch.",
+                                  f"Parameters restored to their values at the start of the last epoch; "
+                                  f"lower the learning rate (lr / --lr).",
                                   epoch=len(hist) - 1, where=f"{bad[0]}: data")
         if self._best_snap is not None:
             self._restore(self._best_snap)

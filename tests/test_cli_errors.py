@@ -92,7 +92,7 @@ def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
 @pytest.mark.parametrize("kwargs, extra, message", [
     ({"target": "PERM"}, (), r"curve 'PERM' not found in .*well\.csv.*; available: DEPTH, PHIF, VSH, KLOGH"),
     ({"inputs": ("PHIF", "GR")}, (), r"curve 'GR' not found .*available: DEPTH, PHIF, VSH, KLOGH"),
-    ({"train": "1990:2010"}, (), r"interval 1990-2010 m lies outside the log's depth range 2000-2059\.9 m"),
+    ({"train": "1990:2010"}, (), r"interval 1990 to 2010 m reaches outside the log's depth range 2000 to 2059\.9 m"),
     ({"train": "2000:2004.9"}, (), r"well\.csv: target curve KLOGH has no valid \(non-null\) sample in the training "
                                    r"interval 2000:2004\.9 m \(50 samples, all null\)"),
     ({"train": "2005:2035"}, ("--window", "400"), r"--window 400: no gap-free run of inputs PHIF, VSH is that long "
@@ -109,6 +109,25 @@ def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
     ({}, ("--positional", "bogus"), r"name must be one of \[.*\], got 'bogus'"),
     ({}, ("--window", "1"), r"Invalid value for '--window'"),
     ({}, ("--test-depth", "2010:2020"), r"--test-depth 2010:2020 lies inside --train-depth 2005:2029"),
+    ({}, ("--test-depth", "2020:2040"), r"--test-depth 2020:2040 overlaps --train-depth 2005:2029 in well: 91 depth "
+                                        r"samples \(2020 to 2029 m\) would be both trained on and tested; .*"
+                                        r"\(e\.g\. test 2029:2040 m\)$"),
+    ({"train": "2020:2040"}, ("--test-depth", "2010:2030"), r"--test-depth 2010:2030 overlaps --train-depth "
+                                                            r"2020:2040 in well: 101 depth samples \(2020 to 2030 m\)"
+                                                            r".*\(e\.g\. test 2010:2020 m\)$"),
+    ({"train": "2020:2040"}, ("--test-depth", "2010:2050"), r"overlaps --train-depth 2020:2040 in well: 201 depth "
+                                                            r"samples \(2020 to 2040 m\)"),
+    ({"train": "-10:2010"}, (), r"interval -10 to 2010 m reaches outside the log's depth range 2000 to 2059\.9 m"),
+    ({}, ("--positional", "wavelengths"), r"--positional wavelengths needs --wavelengths W1 W2 \.\.\. .*d_model "
+                                          r"must be 2 x their count"),
+    ({}, ("--positional", "wavelengths", "--wavelengths", "4", "16", "64"),
+     r"--d-model \(8\) must be 2 x the number of --wavelengths \(3\); use --d-model 6$"),
+    ({}, ("--positional", "wavelengths", "--wavelengths", "4", "-16", "--d-model", "4"),
+     r"--wavelengths must be finite numbers > 0, got -16"),
+    ({}, ("--wavelengths", "4", "16"), r"--wavelengths is used only with --positional wavelengths"),
+    ({"inputs": ("PHIF", "VSH", "PHIF")}, (), r"--inputs lists PHIF more than once; give each curve once, e\.g\. "
+                                              r"--inputs PHIF VSH$"),
+    ({"inputs": ("PHIF", "phif")}, (), r"--inputs lists phif more than once"),
 ])
 def test_bad_options_exit_2_naming_what_and_where(well_csv, tmp_path, capsys, kwargs, extra, message):
     import re
@@ -229,3 +248,102 @@ def test_inputs_without_a_mnemonic_is_a_usage_error(well_csv, tmp_path, capsys):
     assert main(args) == 2
     assert "--inputs needs at least one curve mnemonic" in _one_error_line(capsys)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_single_shared_boundary_sample_stays_in_training(well_csv, tmp_path, capsys):
+    """Test interval above the training one, sharing 2010 m: that sample is trained on, not tested."""
+    out = tmp_path / "run"
+    assert main(_args(well_csv, out, "--test-depth", "2005:2010", train="2010:2029")) == 0
+    capsys.readouterr()
+    rows = pd.read_csv(out / "predictions.csv")
+    test, train = rows[rows["split"] == "test"], rows[rows["split"] == "train"]
+    assert test["depth"].min() == pytest.approx(2005.0) and test["depth"].max() == pytest.approx(2009.9)
+    assert len(test) == 50 and train["depth"].min() == pytest.approx(2010.0)
+
+
+def test_positional_help_and_error_list_the_same_names(well_csv, tmp_path, capsys):
+    import re
+
+    from glassformer.cli import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"], standalone_mode=True)
+    text = " ".join(capsys.readouterr().out.split())
+    helped = re.search(r"Positional encoding: ([a-z, ]+)\.", text).group(1).split(", ")
+    assert main(_args(well_csv, tmp_path / "out", "--positional", "foo")) == 2
+    listed = re.findall(r"'(\w+)'", re.search(r"must be one of \[(.*)\]", _one_error_line(capsys)).group(1))
+    assert helped == listed and "rotary" in listed and "wavelengths" in listed
+    assert "--wavelengths" in text and "2 x their count" in text
+
+
+def test_positional_wavelengths_and_rotary_train(well_csv, tmp_path, capsys):
+    import json
+
+    out = tmp_path / "wl"
+    assert main(_args(well_csv, out, "--positional", "wavelengths", "--wavelengths", "4", "16", "--d-model",
+                      "4")) == 0
+    cfg = json.loads((out / "config.json").read_text())
+    text = json.dumps(cfg)
+    assert '"wavelengths": [4.0, 16.0]' in text and '"positional": "wavelengths"' in text
+    assert main(_args(well_csv, tmp_path / "rope", "--positional", "rotary")) == 0
+
+
+def test_predict_never_replaces_its_input_well(run, well_csv, tmp_path, capsys):
+    data = tmp_path / "well.csv"
+    shutil.copy(well_csv, data)
+    before = data.read_bytes()
+    for out in (data, tmp_path / "sub" / ".." / "well.csv"):
+        assert main(["predict", "--model", str(run), "--data", str(data), "--out", str(out), "--overwrite"]) == 2
+        assert f"--out {out} would replace the input well --data {data}" in _one_error_line(capsys)
+    assert data.read_bytes() == before
+
+
+def test_missing_depth_column_message_suits_cli_and_python(tmp_path, capsys):
+    assert main(_args(FIX / "bad_missing_depth.csv", tmp_path / "out")) == 2
+    line = _one_error_line(capsys)
+    assert "name the depth column DEPTH (Python: read_csv(..., depth_column=NAME))" in line
+    assert "pass depth_column=" not in line
+
+
+# ------------------------------------------------------------------------- demo output folders
+@pytest.fixture
+def fake_demos(monkeypatch):
+    """Replace the demos by a stub writing one file, so the CLI's folder handling is tested in milliseconds."""
+    import glassformer.demos as demos
+
+    ran = []
+
+    def run_demo(name, out, **kw):
+        ran.append(name)
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "metrics.json").write_text(f"{name} {len(ran)}")
+        return {}
+
+    monkeypatch.setattr(demos, "run_demo", run_demo)
+    monkeypatch.setattr("glassformer.commands._volve_available", lambda: True)
+    return ran
+
+
+def test_demo_refuses_an_existing_folder_without_overwrite(fake_demos, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "porosity"]) == 0
+    folder = Path("glassformer_runs") / "porosity"
+    assert (folder / "metrics.json").read_text() == "porosity 1"
+    capsys.readouterr()
+    assert main(["demo", "porosity"]) == 2
+    line = _one_error_line(capsys)
+    assert f"demo output folder {folder} exists and is not empty; pass --overwrite" in line
+    assert (folder / "metrics.json").read_text() == "porosity 1" and fake_demos == ["porosity"]
+    assert main(["demo", "porosity", "--overwrite"]) == 0
+    assert (folder / "metrics.json").read_text() == "porosity 2"
+
+
+def test_demo_run_all_checks_every_folder_before_running_any(fake_demos, tmp_path, capsys):
+    out = tmp_path / "runs"
+    (out / "real-wells").mkdir(parents=True)
+    (out / "real-wells" / "keep.txt").write_text("keep")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert str(out / "real-wells") in _one_error_line(capsys)
+    assert fake_demos == [] and not (out / "porosity").exists()      # nothing ran
+    assert main(["demo", "--out", str(out), "--overwrite"]) == 0
+    assert fake_demos == ["porosity", "neighbor", "synthetic-wells", "real-wells"]

@@ -102,3 +102,87 @@ def test_every_demo_run_folder_has_a_report(shared_data, tmp_path, monkeypatch):
     m1 = json.loads((tmp_path / "porosity" / "metrics.json").read_text())
     assert set(m1["comparison"]["table"]) == MODELS and "training interval" in m1["comparison"]["split"]
     assert len(m1["forecast_mD"]["lstm_forecast_window_alone"]) == 7
+
+
+@pytest.mark.parametrize("seeds", [[42], [42, 0]])
+def test_comparison_table_keeps_columns_apart_for_any_magnitude(seeds):
+    from glassformer.demos.common import format_comparison_table, format_metrics_table
+
+    big = {"rmse": 3.3e24, "mae": -1.25e124, "r2": -1.0e49, "train_s": 12345.678, "parameters": 1234567,
+           "rmse_sd": 1.5e23, "mae_sd": 2.5e123, "r2_sd": 1e48, "n": 10}
+    small = {"rmse": 0.12345, "mae": 0.5, "r2": 0.98765, "train_s": 0.5, "parameters": 2,
+             "rmse_sd": 0.0, "mae_sd": None, "r2_sd": float("nan"), "n": 10}
+    metrics = {"title": "t", "comparison": {"seeds": seeds, "table": {"transformer": big, "mean": small}}}
+    lines = format_comparison_table(metrics, "mD").splitlines()
+    values = lines[2].split()
+    spread = len(seeds) > 1
+    expect = ["transformer", "3.3e+24", *(["±", "1.5e+23"] if spread else []), "-1.25e+124",
+              *(["±", "2.5e+123"] if spread else []), "-1e+49", *(["±", "1e+48"] if spread else []),
+              "1234567", "12345.68"]
+    assert values == expect
+    assert lines[3].split() == ["mean", "0.1235", *(["±", "0"] if spread else []), "0.5",
+                                *(["±", "-"] if spread else []), "0.9877", *(["±", "-"] if spread else []),
+                                "2", "0.50"]
+    table = format_metrics_table({"title": "t", "test": {"transformer": big}}, "mD").splitlines()
+    assert table[2].split() == ["transformer", "3.3e+24", "-1.25e+124", "-1e+49", "10"]
+
+
+@pytest.fixture(scope="module")
+def small_well(tmp_path_factory):
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    depth = 2000 + 0.1 * np.arange(400)
+    phi = 0.2 + 0.08 * np.sin(depth / 3) + 0.02 * rng.standard_normal(400)
+    path = tmp_path_factory.mktemp("well") / "small.csv"
+    pd.DataFrame({"DEPTH": depth, "PHIF": phi, "VSH": 0.3 - 0.5 * (phi - 0.2), "KLOGH": 10 ** (12 * phi - 1)}
+                 ).to_csv(path, index=False)
+    return path
+
+
+def _compare_args(well, out, *extra, train="2000:2025", test="2025:2035"):
+    return ["compare", "--data", str(well), "--inputs", "PHIF", "VSH", "--target", "KLOGH", "--train-depth", train,
+            "--test-depth", test, "--window", "16", "--epochs", "1", "--hidden-size", "2", "--out", str(out), *extra]
+
+
+@pytest.mark.parametrize("extra, train, test, message", [
+    ((), "2000:2025", "2020:2035", r"--test-depth 2020:2035 overlaps --train-depth 2000:2025 in small: 51 depth "
+                                   r"samples \(2020 to 2025 m\)"),
+    ((), "2000:2025", "2010:2020", r"--test-depth 2010:2020 lies inside --train-depth 2000:2025"),
+    (("--inputs", "PHIF", "PHIF"), "2000:2025", "2025:2035", r"--inputs lists PHIF more than once"),
+    (("--positional", "wavelengths"), "2000:2025", "2025:2035", r"--positional wavelengths needs --wavelengths"),
+    (("--positional", "foo"), "2000:2025", "2025:2035", r"positional name must be one of \[.*'rotary'\], got 'foo'"),
+])
+def test_compare_refuses_bad_splits_and_options_before_writing(small_well, tmp_path, capsys, extra, train, test,
+                                                                message):
+    import re
+
+    args = _compare_args(small_well, tmp_path / "cmp", train=train, test=test)
+    if extra[:1] == ("--inputs",):
+        i = args.index("--inputs")
+        args = args[:i] + list(extra) + args[i + 3:]
+    else:
+        args += list(extra)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err
+    assert not (tmp_path / "cmp").exists()                      # refused before the folder is created
+
+
+def test_compare_demo_refuses_positional_options(tmp_path, capsys):
+    assert main(["compare", "--demo", "porosity", "--positional", "rotary", "--out", str(tmp_path / "c")]) == 2
+    assert "--positional / --wavelengths apply to --data runs" in capsys.readouterr().err
+
+
+def test_compare_with_wavelengths_sets_d_model(small_well, tmp_path, capsys):
+    from glassformer.demos.common import WellPipeline
+
+    out = tmp_path / "cmp"
+    assert main(_compare_args(small_well, out, "--positional", "wavelengths", "--wavelengths", "4", "16", "64")) == 0
+    capsys.readouterr()
+    model = WellPipeline.load(out).model
+    params = model.get_params()
+    assert params["positional"] == "wavelengths" and params["d_model"] == 6 and params["d_ff"] == 12
+    assert list(params["positional_options"]["wavelengths"]) == [4.0, 16.0, 64.0]
+    comp = json.loads((out / "metrics.json").read_text())["comparison"]
+    assert comp["table"]["transformer"]["n"] == 100              # 2025.1 .. 2035 m: 2025 m stays in training

@@ -89,10 +89,24 @@ def test_sequence_regressor_fit_predict_score_trace(Xy, positions, data):
     assert np.isnan(score) or np.isfinite(score)   # NaN: documented for constant targets (ss_tot = 0)
 
 
+@pytest.fixture(scope="module")
+def fitted_two_feature_model():
+    rng = np.random.default_rng(3)
+    model = SequenceRegressor(n_features=2, d_model=4, num_heads=1, d_ff=8, positional="sinusoidal",
+                              epochs=1, batch_size=2)
+    return model.fit(rng.random((4, 5, 2)), rng.random((4, 5, 1)))
+
+
+def test_predict_before_fit_is_refused():
+    model = SequenceRegressor(n_features=2, d_model=4, num_heads=1, d_ff=8, positional="sinusoidal")
+    with pytest.raises(GlassformerError, match="not fitted"):
+        model.predict(np.zeros((1, 5, 2)))
+
+
 @FUZZ
 @given(X=st.one_of(arrays(), windows().map(lambda t: t[0])), positions=st.one_of(st.none(), arrays(max_rank=3)))
-def test_sequence_regressor_predict_on_anything(X, positions):
-    model = SequenceRegressor(n_features=2, d_model=4, num_heads=1, d_ff=8, positional="sinusoidal")
+def test_sequence_regressor_predict_on_anything(fitted_two_feature_model, X, positions):
+    model = fitted_two_feature_model
     try:
         out = model.predict(X, positions)
     except GlassformerError:

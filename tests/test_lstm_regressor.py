@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from glassformer import LSTMRegressor, SequenceRegressor
-from glassformer.errors import InputError, ModelFileError, ShapeError
+from glassformer.errors import InputError, ModelFileError, NotReadyError, ShapeError
 
 
 def _lag_data(n=96, L=8, seed=0):
@@ -15,6 +15,17 @@ def _lag_data(n=96, L=8, seed=0):
     x = np.random.default_rng(seed).uniform(0.0, 1.0, size=(n, L, 1))
     y = 2.0 * np.concatenate([x[:, 1:], x[:, -1:]], axis=1)
     return x, y
+
+
+def _eval_forward(m, X):
+    """The (possibly untrained) model's output as predict computes it: eval mode, no caches."""
+    was_training = m.training
+    m.eval()
+    try:
+        with m.no_cache():
+            return m.forward(X)
+    finally:
+        m.train(was_training)
 
 
 def test_parameter_names_sizes_and_params_roundtrip():
@@ -37,6 +48,7 @@ def test_same_seed_same_model_and_input_checks():
     a, b = LSTMRegressor(random_state=3), LSTMRegressor(random_state=3)
     for (k, v), w in zip(a.state_dict().items(), b.state_dict().values()):
         np.testing.assert_array_equal(v, w, err_msg=k)
+    a.set_params(epochs=1).fit(np.zeros((2, 5, 1)), np.zeros((2, 5, 1)))
     with pytest.raises(ShapeError, match="n_features=1"):
         a.predict(np.zeros((2, 5, 2)))
     with pytest.raises(ShapeError, match="y must have shape"):
@@ -52,7 +64,7 @@ def test_masked_loss_and_its_gradient_match_finite_differences():
     ok = ~np.isnan(Y)
 
     def masked_loss():
-        pred = m.predict(X)
+        pred = _eval_forward(m, X)
         return float(np.sum((pred[ok] - Y[ok]) ** 2) / ok.sum())
 
     m.zero_grad()
@@ -114,3 +126,16 @@ def test_save_load_roundtrip_and_kind(tmp_path):
     with pytest.raises(ModelFileError, match="lstm_regressor"):
         LSTMRegressor.load(tmp_path / "tf")
     assert "LSTMRegressor(" in repr(back) and "parameters, fitted" in repr(back)
+
+
+def test_predict_and_score_refuse_an_unfitted_model(tmp_path):
+    x, y = _lag_data(n=6, L=4)
+    m = LSTMRegressor(hidden_size=2, epochs=1, random_state=0)
+    for call in (lambda: m.predict(x), lambda: m.score(x, y)):
+        with pytest.raises(NotReadyError, match=r"LSTMRegressor\.(predict|score): the model is not fitted.*forward\(\)"):
+            call()
+    assert _eval_forward(m, x).shape == y.shape            # forward still inspects the untrained model
+    m.fit(x, y)
+    np.testing.assert_allclose(m.predict(x), _eval_forward(m, x), rtol=1e-12, atol=1e-15)
+    m.save(tmp_path / "run" / "model")
+    np.testing.assert_array_equal(LSTMRegressor.load(tmp_path / "run").predict(x), m.predict(x))

@@ -316,3 +316,14 @@ def test_property_perturbing_a_token_changes_other_rows(j, delta):
     b, _ = mha(x2, x2, x2)
     others = [i for i in range(L) if i != j]
     assert np.all(np.max(np.abs(b[0, others] - a[0, others]), axis=-1) > 1e-9)
+
+
+def test_shape_errors_say_which_tensors_disagree():
+    """A batch mismatch between query and key/value is named as such, not as a key/value mismatch."""
+    mha = MultiheadAttention(8, 2, rng=0)
+    rng = np.random.default_rng(12)
+    q, kv = rng.standard_normal((2, 5, 8)), rng.standard_normal((3, 6, 8))
+    with pytest.raises(ShapeError, match=r"query and key/value have different batch sizes \(2 vs 3\)"):
+        mha(q, kv, kv)
+    with pytest.raises(ShapeError, match=r"key and value must have the same shape.*key \(2, 6, 8\) and value \(2, 4, 8\)"):
+        mha(q, rng.standard_normal((2, 6, 8)), rng.standard_normal((2, 4, 8)))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from glassformer import gradcheck
-from glassformer.errors import InputError, ModelFileError, ShapeError
+from glassformer.errors import InputError, ModelFileError, NotReadyError, ShapeError
 from glassformer.models import SequenceRegressor
 from glassformer.trace import Trace
 
@@ -49,6 +49,17 @@ def seed_forward(W, x, t):
     return H @ W["W_y"], A
 
 
+def eval_forward(m, X, positions=None):
+    """The untrained model's output as predict would give it: forward in eval mode, no caches."""
+    was_training = m.training
+    m.eval()
+    try:
+        with m.no_cache():
+            return m.forward(X, positions)
+    finally:
+        m.train(was_training)
+
+
 @pytest.fixture
 def batch():
     rng = np.random.default_rng(3)
@@ -77,7 +88,7 @@ def test_forward_equals_the_seed_formulas(batch):
     X, _ = batch
     t = np.arange(1, 8, dtype=float)
     m = SequenceRegressor()
-    got = m.predict(X, t)
+    got = eval_forward(m, X, t)
     W = seed_draws()
     for b in range(len(X)):
         want, _ = seed_forward(W, X[b], t)
@@ -130,7 +141,7 @@ def test_trace_symbols_shapes_and_consistency():
     np.testing.assert_allclose(tr["Z"], tr["E"] + tr["P"])
     np.testing.assert_allclose(tr["layers.0.A"].sum(-1), 1.0)
     np.testing.assert_allclose(tr["layers.1.T1"], tr["layers.0.H"] + tr["layers.1.U"])
-    np.testing.assert_array_equal(tr["y_hat"], m.predict(X, pos))
+    np.testing.assert_array_equal(tr["y_hat"], eval_forward(m, X, pos))
     assert tr.layer(1)["A"] is tr["layers.1.A"]
     assert tr.head(0, 1)["A"].shape == (B, L, L)
     with pytest.raises(ValueError):
@@ -154,9 +165,9 @@ def test_predict_with_attention_reproduces_learned_attention(batch):
     X, _ = batch
     m = SequenceRegressor(num_heads=2, attn_out_proj=True, init="torch")
     A = m.trace(X).__getitem__("layers.0.A")
-    np.testing.assert_allclose(m.predict_with_attention(X, None, A), m.predict(X), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(m.predict_with_attention(X, None, A), eval_forward(m, X), rtol=1e-12, atol=1e-14)
     uni = m.predict_with_attention(X, None, np.full((7, 7), 1 / 7))
-    assert uni.shape == (5, 7, 1) and not np.allclose(uni, m.predict(X))
+    assert uni.shape == (5, 7, 1) and not np.allclose(uni, eval_forward(m, X))
     with pytest.raises(ShapeError):
         m.predict_with_attention(X, None, np.eye(6))
 
@@ -209,7 +220,7 @@ def test_get_set_params_and_repr():
 
 def test_input_errors_name_the_problem(batch):
     X, y = batch
-    m = SequenceRegressor()
+    m = SequenceRegressor(epochs=1).fit(X, y)
     with pytest.raises(ShapeError, match="n_features=1"):
         m.predict(np.zeros((2, 7, 3)))
     with pytest.raises(ShapeError, match="positions"):
@@ -253,3 +264,47 @@ def test_explicit_validation_data_and_per_window_positions(batch):
     assert m.history_.val_loss[-1] == pytest.approx(want)
     with pytest.raises(InputError, match="positions_val"):
         m.fit(X[:4], y[:4], pos[:4], X_val=X[4:], y_val=y[4:])
+
+
+def test_predict_and_score_refuse_an_unfitted_model_but_inspection_works(tmp_path, batch):
+    X, y = batch
+    m = SequenceRegressor(epochs=1)
+    for call in (lambda: m.predict(X), lambda: m.score(X, y)):
+        with pytest.raises(NotReadyError, match=r"not fitted.*fit\(X, y\) or load\(\).*forward\(\).*trace\(\)"):
+            call()
+    # The inspection tools still run on the initial weights and agree with each other.
+    out = eval_forward(m, X)
+    np.testing.assert_array_equal(m.trace(X)["y_hat"], out)
+    A = m.trace(X)["layers.0.A"]
+    np.testing.assert_allclose(m.predict_with_attention(X, None, A), out, rtol=1e-12, atol=1e-14)
+    m.save(tmp_path / "unfitted")
+    with pytest.raises(NotReadyError, match="not fitted"):
+        SequenceRegressor.load(tmp_path / "unfitted").predict(X)   # a saved untrained model stays unfitted
+    m.fit(X, y)
+    np.testing.assert_array_equal(m.predict(X), eval_forward(m, X))
+    assert np.isfinite(m.score(X, y))
+
+
+def test_load_accepts_a_run_folder_and_names_a_missing_path(tmp_path, batch):
+    X, y = batch
+    m = SequenceRegressor(epochs=1).fit(X, y)
+    run = tmp_path / "run"
+    m.save(run / "model")                      # the layout `glassformer train` writes
+    (run / "config.json").write_text("{}")
+    back = SequenceRegressor.load(run)
+    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    np.testing.assert_array_equal(SequenceRegressor.load(str(run / "model")).predict(X), m.predict(X))
+    with pytest.raises(ModelFileError, match=r"nope does not exist"):
+        SequenceRegressor.load(tmp_path / "nope")
+    with pytest.raises(ModelFileError, match="no model found"):
+        SequenceRegressor.load(tmp_path)       # an existing folder without a model
+
+
+def test_save_onto_an_existing_file_says_so(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    with pytest.raises(ModelFileError, match=r"afile is an existing file, not a folder"):
+        SequenceRegressor().save(afile)
+    with pytest.raises(ModelFileError, match=r"afile is a file"):
+        SequenceRegressor().save(afile / "sub")
+    assert afile.read_text() == "not a folder"

@@ -16,7 +16,7 @@ from click.testing import CliRunner  # noqa: E402
 
 from glassformer import plots as gp  # noqa: E402
 from glassformer.cli import cli, main  # noqa: E402
-from glassformer.errors import InputError  # noqa: E402
+from glassformer.errors import DataFileError, InputError  # noqa: E402
 from glassformer.report import FIGURE_GUIDES, GENERIC_GUIDE, figure_guide, write_report  # noqa: E402
 
 METRICS = {
@@ -119,6 +119,7 @@ def test_missing_and_broken_files_still_give_a_report(tmp_path):
     (run / "figures" / "fake.png").write_text("not a png")
     text = write_report(run).read_text(encoding="utf-8")
     assert "metrics.json could not be read" in text
+    assert "No metrics.json in this run" not in text    # the file is there: the note above says why
     assert "No config.json in this run." in text
     assert "fake.png is not a PNG file" in text
     assert [p.name for p in run.iterdir() if p.name.startswith(".")] == []  # atomic: no temp files left
@@ -141,3 +142,38 @@ def test_cli_report_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "report.html" in result.output and (run / "report.html").is_file()
     assert main(["report", str(tmp_path / "missing")]) == 2
+
+
+def test_a_folder_that_is_not_a_run_is_refused(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    (empty / "stuff").mkdir(parents=True)
+    (empty / "notes.txt").write_text("hello")
+    with pytest.raises(DataFileError, match=r"is not a run folder \(no config.json, metrics.json or figures/"):
+        write_report(empty)
+    assert not (empty / "report.html").exists()
+    assert main(["report", str(empty)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is not a run folder" in err and len(err.splitlines()) == 1
+    (empty / "metrics.json").write_text(json.dumps({"rmse": 0.5}))      # one run file is enough
+    assert "0.5" in write_report(empty).read_text(encoding="utf-8")
+
+
+def test_parent_folder_links_its_sub_runs_relatively(tmp_path):
+    parent = tmp_path / "real-wells"
+    for name, title in (("f11b-depth-split", "15/9-F-11 B depth split"), ("across-wells", "Across <wells>")):
+        run = make_run(parent, figures=("loss",), metrics={**METRICS, "title": title})
+        run.rename(parent / name)
+        write_report(parent / name)
+    (parent / "model").mkdir()                       # a sub-folder without a report is not listed
+    (parent / "metrics.json").write_text(json.dumps({"title": "Real wells", "seeds": [0]}))
+    text = write_report(parent).read_text(encoding="utf-8")
+    hrefs = re.findall(r'href="([^"#][^"]*)"', text)
+    assert hrefs == ["across-wells/report.html", "f11b-depth-split/report.html"]   # sorted, relative
+    assert "15/9-F-11 B depth split" in text and "Across &lt;wells&gt;" in text
+    assert "No config.json" not in text and "No figures folder" not in text
+    for bad in ("http://", "https://", 'src="//', "<script"):
+        assert bad not in text
+    # a sub-folder's report alone (no config/metrics/figures in the parent) also makes a parent report
+    (parent / "metrics.json").unlink()
+    text = write_report(parent).read_text(encoding="utf-8")
+    assert 'href="f11b-depth-split/report.html"' in text and "No metrics.json" not in text

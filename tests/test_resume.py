@@ -234,6 +234,8 @@ def test_sigint_to_cli_subprocess_then_resume_reaches_the_uninterrupted_result(w
     # resume with exactly the command the message printed (plus a cheaper checkpoint period)
     resume_cmd = shlex.split(lines[0].split("resume with: ", 1)[1])
     assert resume_cmd[:2] == ["glassformer", "train"] and resume_cmd[-2:] == ["--resume", str(run / "checkpoint")]
+    i = resume_cmd.index("--inputs")                         # the documented form, not --inputs PHIF --inputs VSH
+    assert resume_cmd[i:i + 3] == ["--inputs", "PHIF", "VSH"] and resume_cmd.count("--inputs") == 1
     assert main(resume_cmd[1:] + ["--checkpoint-every", "1000"]) == 0
     assert main(_train_args(well_csv, tmp_path / "ref") + ["--checkpoint-every", "1000"]) == 0
     capsys.readouterr()
@@ -288,3 +290,36 @@ def test_divergence_error_names_first_layer_and_tensor():
         m.fit(X, y)
     assert info.value.epoch == 0 and info.value.where.startswith("encoder.layers.0.")
     _same_params(m, SequenceRegressor(**dict(KW, lr=1e300, epochs=3, validation_fraction=None, dropout=0.0)))
+
+
+def test_cli_finite_runaway_exits_2_and_keeps_the_last_good_model(well_csv, tmp_path, capsys):
+    """lr 1e6 (Adam, clipped): losses ~1e25 that never overflow are stopped by the growth guard."""
+    run = tmp_path / "run"
+    args = _train_args(well_csv, run, epochs=10)
+    args[args.index("--lr") + 1] = "1e6"
+    rc = main(args)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1, err
+    assert "training diverged at epoch " in err[0] and "exceeds 10000 x the initial loss" in err[0]
+    assert "lower the learning rate (lr / --lr)" in err[0] and "grad_clip" not in err[0]
+    assert f"The last good model was saved to {run / 'model'}" in err[0]
+    from glassformer.demos.common import WellPipeline
+
+    pipe = WellPipeline.load(run)
+    hist = pipe.model.history_
+    assert hist.stop_reason == "diverged" and all(v <= 1e4 * 10 for v in hist.train_loss)
+    if "start of training" in err[0]:                        # epoch 0 or 1 ran away: the initial weights
+        _same_params(pipe.model, SequenceRegressor(**{**pipe.model.get_params(), "warm_start": False}))
+    out = tmp_path / "pred.csv"
+    assert main(["predict", "--model", str(run), "--data", str(well_csv), "--out", str(out)]) == 0
+    assert np.isfinite(pd.read_csv(out)["KLOGH_PRED"].dropna()).all()
+
+
+def test_checkpoint_keeps_the_growth_guards_reference_loss(tmp_path):
+    X, y = _data()
+    m = SequenceRegressor(**dict(KW, epochs=2))
+    orig, losses = m._train_step, []
+    m._train_step = lambda batch: losses.append(float(orig(batch))) or losses[-1]
+    m.fit(X, y, checkpoint_dir=tmp_path / "ck")
+    assert len(losses) == 8                                   # 2 epochs x 4 batches
+    assert io.load_checkpoint(tmp_path / "ck").trainer_state["reference_loss"] == losses[0]   # the first batch's

@@ -131,7 +131,14 @@ def test_regressor_early_stopping_with_validation_data():
     assert len(h) == h.best_epoch + 6
 
 
-def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
+def _growth_guard_off(monkeypatch):
+    # These tests are about the non-finite path; the growth guard would stop these runs earlier
+    # (epoch 1, loss 1e10 > 1e4 x 0.23): see test_growth_guard_* for that.
+    monkeypatch.setitem(Trainer.__init__.__kwdefaults__, "divergence_factor", None)
+
+
+def test_divergence_guard_names_the_layer_and_keeps_good_parameters(monkeypatch):
+    _growth_guard_off(monkeypatch)
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
     m = SequenceRegressor(lr=1e3, epochs=50)
@@ -149,7 +156,8 @@ def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
     assert m.history_.stop_reason == "diverged"
 
 
-def test_huge_learning_rate_reports_nonfinite_loss_location():
+def test_huge_learning_rate_reports_nonfinite_loss_location(monkeypatch):
+    _growth_guard_off(monkeypatch)
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
     m = SequenceRegressor(lr=1e6, epochs=50)
@@ -212,3 +220,91 @@ def test_checkpoint_callback_writes_resumable_state(tmp_path):
     assert ck.trainer_state["epoch"] == 3 and ck.trainer_state["global_step"] == 16
     assert len(ck.trainer_state["history"]["train_loss"]) == 4
     assert set(ck.model_state) == {"weight", "bias"}
+
+
+# ------------------------------------------------------------------ growth guard (finite runaway losses)
+def _runaway(lr=1.0, **kw):
+    """A loss 10**p whose gradient always pushes p up: epoch e (full batch) sees p = e * lr, loss 10**(e*lr)."""
+    from glassformer.nn import Parameter
+
+    p = Parameter(np.zeros(1))
+
+    def step(batch):
+        p.grad += -1.0
+        return float(10.0 ** p.data[0])
+
+    return p, Trainer([p], step, lr=lr, **kw)
+
+
+def test_growth_guard_stops_a_finite_runaway_and_keeps_the_previous_epochs_start():
+    p, tr = _runaway(epochs=10, divergence_factor=100.0)
+    with pytest.raises(DivergenceError) as info:
+        tr.fit((np.zeros(4),))
+    err = info.value
+    # losses 1, 10, 100 pass (<= 100 x 1); epoch 3's 1000 does not
+    assert err.epoch == 3 and err.where == "training loss"
+    msg = str(err)
+    assert "epoch 3" in msg and "1000" in msg and "100 x the initial loss 1" in msg
+    assert "start of epoch 2" in msg and "lower the learning rate (lr / --lr)" in msg
+    assert p.data[0] == 2.0                      # the start of epoch 2 (loss 100), not of epoch 3 (loss 1000)
+    assert tr.history.train_loss == [1.0, 10.0, 100.0] and tr.history.stop_reason == "diverged"
+
+
+def test_growth_guard_in_the_first_epoch_keeps_the_initial_parameters():
+    # two batches per epoch: losses 1 then 1e9 -> mean 5e8 > 1e4 x 1 (default factor)
+    p, tr = _runaway(lr=9.0, epochs=3, batch_size=1, shuffle=False)
+    with pytest.raises(DivergenceError, match=r"epoch 0 .*5e\+08 exceeds 10000 x the initial loss 1 .*"
+                                              r"start of training"):
+        tr.fit((np.zeros(2),))
+    assert p.data[0] == 0.0
+
+
+def test_growth_guard_off_and_bad_factor():
+    p, tr = _runaway(epochs=5, divergence_factor=None)
+    hist = tr.fit((np.zeros(4),))
+    assert hist.train_loss == [1.0, 10.0, 100.0, 1000.0, 10000.0] and p.data[0] == 5.0
+    for bad in (1.0, 0.5, float("inf"), "big", True):
+        with pytest.raises(InputError, match="divergence_factor"):
+            _runaway(divergence_factor=bad)
+
+
+def test_huge_learning_rate_with_clipping_stays_finite_but_is_stopped():
+    """Adam at lr 1e6 with clipping (what `glassformer train --lr 1e6` runs): losses ~1e24, never inf."""
+    rng = np.random.default_rng(0)
+    X, y = rng.random((64, 7, 1)), rng.random((64, 7, 1))
+    kw = dict(optimizer="adam", lr=1e6, grad_clip=1.0, batch_size=16, epochs=10, random_state=0)
+    m = SequenceRegressor(**kw)
+    starts = []
+
+    class Watch:
+        def on_train_begin(self, trainer):
+            starts.append({k: v.copy() for k, v in m.state_dict().items()})
+
+        def on_epoch_end(self, trainer, epoch, logs):
+            starts.append({k: v.copy() for k, v in m.state_dict().items()})   # = start of epoch + 1
+
+    with pytest.raises(DivergenceError) as info:
+        m.fit(X, y, callbacks=[Watch()])
+    err = info.value
+    assert err.where == "training loss" and np.isfinite(m.history_.train_loss).all()
+    e = err.epoch
+    assert e == len(m.history_) and m.history_.stop_reason == "diverged"
+    assert e == 0 and "start of training" in str(err)    # the first epoch's later batches already run away
+    expect = starts[max(e - 1, 0)]                 # start of the previous epoch (of training if e == 0)
+    for k, v in m.state_dict().items():
+        np.testing.assert_array_equal(v, expect[k], err_msg=k)
+
+
+def test_growth_guard_reference_survives_a_resume(tmp_path):
+    # two updates per epoch at lr 0.5: batch losses 1, 3.16 | 10, 31.6 | 100, 316 | ... reference = 1 (first batch)
+    stop_after_1 = lambda epoch, logs: epoch == 1   # noqa: E731
+    p, tr = _runaway(lr=0.5, epochs=6, batch_size=1, shuffle=False, divergence_factor=150.0,
+                     checkpoint_dir=tmp_path / "ck", callbacks=[stop_after_1])
+    tr.fit((np.zeros(2),))
+    assert p.data[0] == 2.0
+    p2, tr2 = _runaway(lr=0.5, epochs=6, batch_size=1, shuffle=False, divergence_factor=150.0,
+                       resume_from=tmp_path / "ck")
+    with pytest.raises(DivergenceError, match=r"epoch 2 .*loss 208.1 exceeds 150 x the initial loss 1 "
+                                              r".*start of epoch 2; "):
+        tr2.fit((np.zeros(2),))      # epoch 2's mean 208 > 150 x 1; it would pass 150 x 2.08 (the first epoch's mean)
+    assert p2.data[0] == 2.0

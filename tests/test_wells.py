@@ -80,9 +80,9 @@ def test_interval_selects_and_rejects_outside():
     np.testing.assert_array_equal(sub.depth, [2.0, 3.0, 4.0])
     np.testing.assert_array_equal(sub.curve("PHI"), [0.2, 0.3, 0.4])
     np.testing.assert_array_equal(log.interval(2.5, 3.4).depth, [3.0])
-    with pytest.raises(DepthError, match=r"interval 5-12 m lies outside the log's depth range 0-9 m"):
+    with pytest.raises(DepthError, match=r"interval 5 to 12 m reaches outside the log's depth range 0 to 9 m"):
         log.interval(5, 12)
-    with pytest.raises(DepthError, match=r"interval 2.2-2.8 m holds no sample"):
+    with pytest.raises(DepthError, match=r"interval 2.2 to 2.8 m holds no sample"):
         log.interval(2.2, 2.8)
     with pytest.raises(InputError, match=r"top 4 is below its base 2"):
         log.interval(4, 2)
@@ -90,7 +90,7 @@ def test_interval_selects_and_rejects_outside():
 
 def test_interval_on_real_wells_in_file_unit():
     log = read_las(FIX / "b18_wrapped.las")
-    with pytest.raises(DepthError, match=r"b18_wrapped\.las\): interval 100-200 ft lies outside .* 7999-8000 ft"):
+    with pytest.raises(DepthError, match=r"b18_wrapped\.las\): interval 100 to 200 ft lies outside .* 7999 to 8000 ft"):
         log.interval(100, 200)
 
 
@@ -114,7 +114,7 @@ def test_to_frame_and_repr():
     np.testing.assert_array_equal(frame.index.to_numpy(), [1669.75, 1669.875, 1670.0])
     assert frame.attrs["units"]["NPHI"] == "V/V" and frame.attrs["depth_unit"] == "m"
     text = repr(log)
-    assert "3 samples" in text and "1669.75-1670 m" in text and "NPHI [V/V]" in text
+    assert "3 samples" in text and "1669.75 to 1670 m" in text and "NPHI [V/V]" in text
 
 
 def test_common_depth_unit():

@@ -236,15 +236,17 @@ class WellLog:
         tol = 1e-6 * max(1.0, abs(lo), abs(hi))
         u = self.depth_unit
         if top < lo - tol or base > hi + tol:
+            # "lies outside" when nothing of the interval is logged, "reaches outside" when part of it is.
+            verb = "lies" if base < lo - tol or top > hi + tol else "reaches"
             raise DepthError(
-                f"{self._where()}: interval {top:g}-{base:g} {u} lies outside the log's depth "
-                f"range {lo:g}-{hi:g} {u}"
+                f"{self._where()}: interval {top:g} to {base:g} {u} {verb} outside the log's depth "
+                f"range {lo:g} to {hi:g} {u}"
             )
         keep = (self.depth >= top - tol) & (self.depth <= base + tol)
         if not keep.any():
             raise DepthError(
-                f"{self._where()}: interval {top:g}-{base:g} {u} holds no sample "
-                f"(log range {lo:g}-{hi:g} {u})"
+                f"{self._where()}: interval {top:g} to {base:g} {u} holds no sample "
+                f"(log range {lo:g} to {hi:g} {u})"
             )
         return self._take(keep)
 
@@ -282,7 +284,7 @@ class WellLog:
             f"{k} [{self.units[k]}]" if self.units.get(k) else k for k in self.curves
         )
         return (
-            f"WellLog({self.name!r}, {len(self)} samples, depth {self.depth[0]:g}-{self.depth[-1]:g} {u}, "
+            f"WellLog({self.name!r}, {len(self)} samples, depth {self.depth[0]:g} to {self.depth[-1]:g} {u}, "
             f"curves: {curves or 'none'}" + (f", source={self.source!r})" if self.source else ")")
         )
 
@@ -674,7 +676,8 @@ def read_csv(
         if not found:
             raise CurveNotFoundError(
                 f"{source}: no depth column (looked for {', '.join(DEPTH_COLUMN_NAMES)}); "
-                f"columns: {available}; pass depth_column="
+                f"columns: {available}; name the depth column DEPTH "
+                f"(Python: read_csv(..., depth_column=NAME))"
             )
         depth_key = found[0]
     else:
@@ -702,7 +705,8 @@ def read_csv(
         bad = np.flatnonzero(~missing & np.isnan(numbers))
         if bad.size:
             i = int(bad[0])
-            hint = "" if columns is not None else "; pass columns=[...] to read only numeric columns"
+            hint = "" if columns is not None else \
+                "; remove that column from the file (Python: read_csv(..., columns=[...]) reads only those named)"
             raise DataFileError(
                 f"{source}: column {header[seen[key]]} holds non-numeric value {cells.iloc[i]!r} "
                 f"at {line_of(i)}{hint}"

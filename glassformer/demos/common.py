@@ -176,7 +176,7 @@ def _comparison_figure(plots, depth, observed, predictions, *, boundary, quantit
     sl = slice(start, start + n_zoom)
     plots.plot_comparison(depth[sl], np.asarray(observed)[sl], {k: np.asarray(v)[sl] for k, v in predictions.items()},
                           boundary=boundary if boundary is not None and depth[sl][0] <= boundary else None, ax=right,
-                          title=f"zoom: {depth[sl][0]:g}-{depth[sl][-1]:g} {depth_unit}"
+                          title=f"zoom: {depth[sl][0]:g} to {depth[sl][-1]:g} {depth_unit}"
                                 + (" (start of the forecast)" if boundary is not None else ""), **kw)
     left.get_legend().remove()
     return fig
@@ -683,15 +683,21 @@ def _training_summary(hist, n_windows: int) -> dict:
 def format_metrics_table(metrics: dict, unit: str) -> str:
     """Plain-text table of the test metrics (model first, then baselines)."""
     lines = [f"{metrics.get('title', '')} -- test split (RMSE, MAE in {unit})",
-             f"  {'model':<34}{'RMSE':>9}{'MAE':>9}{'R2':>9}{'n':>8}"]
+             f"  {'model':<34}{'RMSE':>12}{'MAE':>12}{'R2':>12}{'n':>8}"]
     for name, m in metrics["test"].items():
         lines.append(f"  {name:<34}{_num(m['rmse'])}{_num(m['mae'])}{_num(m['r2'])}{m['n']:>8}")
     return "\n".join(lines)
 
 
-def _num(v, width=9, digits=4) -> str:
+def _num(v, width=12, digits=4, kind="g") -> str:
+    """``v`` right-aligned in ``width`` characters, always led by a space so that columns stay apart.
+
+    ``kind="g"`` (4 significant digits, exponent when needed) fits any magnitude -- a diverged
+    run's 3.3e+24 as well as 0.1234; a value wider than the column widens it instead of touching
+    its neighbour.  Missing or non-finite values print as ``-``.
+    """
     ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-    return f"{v:{width}.{digits}f}" if ok else f"{'-':>{width}}"
+    return " " + (f"{v:>{width - 1}.{digits}{kind}}" if ok else f"{'-':>{width - 1}}")
 
 
 def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str:
@@ -701,13 +707,13 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
     split = "training interval" if key == "train_table" else str(comp.get("split", "test"))
     split = split if " " in split else f"{split} split"
     spread = len(seeds) > 1
+    width = 25 if spread else 12
     head = f"{metrics.get('title', '')} -- {split}, RMSE/MAE in {unit}"
     head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
-    lines = [head, f"  {'model':<32}{'RMSE':>{18 if spread else 9}}{'MAE':>{18 if spread else 9}}"
-                   f"{'R2':>{18 if spread else 9}}{'params':>8}{'train s':>9}"]
+    lines = [head, f"  {'model':<32}{'RMSE':>{width}}{'MAE':>{width}}{'R2':>{width}}{'params':>9}{'train s':>10}"]
     for name, r in comp[key].items():
         def cell(k):
-            return _num(r[k]) + (f" ± {_num(r[k + '_sd'], 6, 4).strip():<6}" if spread else "")
-        cells = "".join(f"{cell(k):>{18 if spread else 9}}" for k in ("rmse", "mae", "r2"))
-        lines.append(f"  {name:<32}{cells}{r['parameters']:>8}{_num(r['train_s'], 9, 2)}")
+            return _num(r[k]) + (f" ± {_num(r[k + '_sd'], 10).strip():<10}" if spread else "")
+        cells = "".join(f"{cell(k):>{width}}" for k in ("rmse", "mae", "r2"))
+        lines.append(f"  {name:<32}{cells} {r['parameters']:>8}{_num(r['train_s'], 10, 2, 'f')}")
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import as_float_array, check_ndim
-from ..errors import InputError, ModelFileError, ShapeError
+from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
 from ..nn.module import Module
 from ..training import History, Trainer
 
@@ -172,22 +172,46 @@ class WindowRegressor(Module):
         return self
 
     # ------------------------------------------------------------------ inference
+    def _check_fitted(self, where: str) -> None:
+        """Raise :class:`NotReadyError` unless the model was fitted or loaded from a fitted model."""
+        if self.__dict__.get("is_fitted_"):
+            return
+        tools = "forward() in eval() mode inside no_cache()" + (", or trace()" if hasattr(self, "trace") else "")
+        raise NotReadyError(f"{where}: the model is not fitted; call fit(X, y) or load() a fitted model first. "
+                            f"To inspect the untrained model, use {tools}")
+
     def predict(self, X, positions=None) -> np.ndarray:
         """Predictions ``(batch, seq, n_targets)`` in evaluation mode, keeping no caches.
 
-        Before ``fit`` this is the untrained model's output (the initial weights), which the seed
-        looks at too; ``is_fitted_`` says which you have.
+        Raises
+        ------
+        NotReadyError
+            Before ``fit`` (or on a model loaded from an unfitted save): the outputs of the initial
+            weights are not predictions.  ``forward`` (and ``trace`` where the model has it) still
+            run on the untrained model, for inspection.
+        ShapeError, InputError
+            Bad ``X`` or ``positions``.
         """
         where = f"{type(self).__name__}.predict"
+        self._check_fitted(where)
         X = self._check_X(X, where)
         return self._predict_array(X, self._check_positions(positions, X, where))
 
     def score(self, X, y, positions=None) -> float:
-        """Coefficient of determination R² over all non-NaN target entries."""
+        """Coefficient of determination R² over all non-NaN target entries.
+
+        Raises
+        ------
+        NotReadyError
+            Before ``fit`` (see :meth:`predict`).
+        InputError
+            Fewer than two observed targets; bad shapes (ShapeError).
+        """
         where = f"{type(self).__name__}.score"
+        self._check_fitted(where)
         X = self._check_X(X, where)
         Y = self._check_y(y, X, where)
-        pred = self.predict(X, positions)
+        pred = self._predict_array(X, self._check_positions(positions, X, where))
         ok = np.isfinite(Y)
         if ok.sum() < 2:
             raise InputError(f"{where}: fewer than two observed targets")
@@ -202,8 +226,22 @@ class WindowRegressor(Module):
 
         ``extra``: JSON-able metadata stored beside the config (e.g. scalers of a pipeline).
         Files are written atomically via :func:`glassformer.io.save_model`.
+
+        Raises
+        ------
+        ModelFileError
+            ``directory`` is an existing file (not a folder), or the model files exist and
+            ``overwrite`` is False.
         """
         from .. import io
+
+        target = Path(directory)
+        folder = target.parent if target.suffix in (".npz", ".json") else target
+        blocking = next((f for f in (folder, *folder.parents) if f.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            what = "" if blocking == folder else f" ({blocking} is a file)"
+            raise ModelFileError(f"{type(self).__name__}.save: {folder} is an existing file, not a folder{what}; "
+                                 "give a folder path (created if missing)")
 
         config = {"format_version": self._format_version, "params": self.get_params(),
                   "is_fitted": bool(self.is_fitted_),
@@ -216,14 +254,18 @@ class WindowRegressor(Module):
     def load(cls, directory):
         """Rebuild a model written by :meth:`save`.
 
+        ``directory``: the folder given to :meth:`save` (or either file of the pair), or a run folder
+        written by ``glassformer train``, whose model is in its ``model/`` sub-folder.
+
         Raises
         ------
         ModelFileError
-            Missing/corrupt files, another kind of model, or an unsupported format version.
+            A path that does not exist, missing/corrupt files, another kind of model, or an
+            unsupported format version.
         """
         from .. import io
 
-        state, config, kind = io.load_model(directory)
+        state, config, kind = io.load_model(_model_location(directory, f"{cls.__name__}.load"))
         if kind != cls._kind:
             raise ModelFileError(f"{directory}: holds a {kind!r}, not a {cls._kind!r}")
         version = config.get("format_version")
@@ -239,7 +281,28 @@ class WindowRegressor(Module):
         if config.get("history"):
             model.history_ = History.from_dict(config["history"])
         model.extra_ = config.get("extra", {})
+        model.source_ = str(directory)        # where it was loaded from (named in prediction files)
         return model
+
+
+def _model_location(directory, where: str) -> Path:
+    """The folder or file to read a saved model from: ``directory``, or its ``model/`` sub-folder (a run folder).
+
+    Raises
+    ------
+    ModelFileError
+        ``directory`` does not exist (for a ``.npz``/``.json`` file name: neither file exists).
+    """
+    path = Path(directory)
+    if path.suffix in (".npz", ".json"):
+        if not path.with_suffix(".npz").exists() and not path.with_suffix(".json").exists():
+            raise ModelFileError(f"{where}: {directory} does not exist")
+        return path
+    if not path.exists():
+        raise ModelFileError(f"{where}: {directory} does not exist")
+    if path.is_dir() and not (path / "model.json").exists() and (path / "model" / "model.json").exists():
+        return path / "model"       # a run folder of `glassformer train`
+    return path
 
 
 def masked_mse(pred: np.ndarray, target: np.ndarray) -> float:

@@ -26,7 +26,7 @@ from ..errors import InputError, ShapeError
 from ..losses import MSELoss
 from ..nn.input_embedding import get_input_embedding
 from ..nn.linear import Linear
-from ..nn.positional import get_positional_encoding
+from ..nn.positional import POSITIONAL_ENCODINGS, get_positional_encoding
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
 from .estimator import WindowRegressor, masked_mse as _masked_mse
@@ -157,6 +157,10 @@ class SequenceRegressor(WindowRegressor):
         gen = np.random.default_rng(p["random_state"])
         rotary = None
         pos_name, pos_opts = p["positional"], dict(p["positional_options"])
+        if pos_name not in (*POSITIONAL_ENCODINGS, "rotary", "rope"):
+            # One list for both kinds: the additive encodings and rotary (applied inside attention).
+            raise InputError(f"{where}: positional name must be one of {[*POSITIONAL_ENCODINGS, 'rotary']}, "
+                             f"got {pos_name!r}")
         if pos_name in ("rotary", "rope"):
             from ..nn.rotary import RotaryEmbedding
 
@@ -403,7 +407,8 @@ class SequenceRegressor(WindowRegressor):
         """Predict with layer ``layer``'s attention weights replaced by ``A`` (seed 000's ablation).
 
         ``U = A V`` per head, then the rest of the block and model as usual (evaluation mode, no
-        caches).  Seed 000's ``transformer_forward_custom_attention``, generalised.
+        caches).  Seed 000's ``transformer_forward_custom_attention``, generalised.  Like
+        :meth:`trace`, an inspection tool: it runs before ``fit`` too (on the initial weights).
 
         Parameters
         ----------

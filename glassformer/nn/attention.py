@@ -327,10 +327,12 @@ class MultiheadAttention(Module):
             if key_padding_mask is not None:
                 key_padding_mask = np.asarray(key_padding_mask)[None]
         B, L, S = q_in.shape[0], q_in.shape[1], k_in.shape[1]
-        if k_in.shape != v_in.shape or k_in.shape[0] != B:
-            raise ShapeError(
-                f"{where}: key and value must have the same shape (batch={B}, S, E), got {k_in.shape} and {v_in.shape}"
-            )
+        if k_in.shape != v_in.shape:
+            raise ShapeError(f"{where}: key and value must have the same shape (batch, S, E), "
+                             f"got key {k_in.shape} and value {v_in.shape}")
+        if k_in.shape[0] != B:
+            raise ShapeError(f"{where}: query and key/value have different batch sizes ({B} vs {k_in.shape[0]}): "
+                             f"query {q_in.shape}, key/value {k_in.shape}")
         allowed, bias = _merge_masks(attn_mask, key_padding_mask, is_causal, B, H, L, S, dt)
 
         # Projections: x W_rows^T + b_rows, reshaped to (n_parts, batch, heads, seq, head_dim).
