@@ -612,8 +612,9 @@ def register(group) -> None:
               help="Maximum epochs of both networks [30 on --data; the demo's own with --demo].")
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
-@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP.replace(
-    " 'learned' needs --positions index.", "") + " (--data only; positions are sample indices 1..T)")
+@click.option("--positional", default="sinusoidal", show_default=True,
+              help=f"Transformer positional encoding (--data only; positions are sample indices 1..T): "
+                   f"{', '.join(_positional_names())}. 'wavelengths' needs --wavelengths.")
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
               help="Wavelengths W1 W2 ... for --positional wavelengths, in samples (compare's positions are sample "
                    "indices): one sine/cosine pair each; the transformer's d_model becomes 2 x their count.")
