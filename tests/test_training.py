@@ -131,17 +131,12 @@ def test_regressor_early_stopping_with_validation_data():
     assert len(h) == h.best_epoch + 6
 
 
-def _growth_guard_off(monkeypatch):
-    # These tests are about the non-finite path; the growth guard would stop these runs earlier
-    # (epoch 1, loss 1e10 > 1e4 x 0.23): see test_growth_guard_* for that.
-    monkeypatch.setitem(Trainer.__init__.__kwdefaults__, "divergence_factor", None)
-
-
-def test_divergence_guard_names_the_layer_and_keeps_good_parameters(monkeypatch):
-    _growth_guard_off(monkeypatch)
+# These two are about the non-finite path; the runaway-loss guard (divergence_factor) would stop
+# them earlier (epoch 1, loss 1e10 > 1e4 x 0.23), so it is switched off: see test_growth_guard_*.
+def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
-    m = SequenceRegressor(lr=1e3, epochs=50)
+    m = SequenceRegressor(lr=1e3, epochs=50, divergence_factor=None)
     seen = []
     cb = lambda epoch, logs: seen.append({k: v.copy() for k, v in m.state_dict().items()})  # noqa: E731
     with pytest.raises(DivergenceError) as info:
@@ -156,11 +151,10 @@ def test_divergence_guard_names_the_layer_and_keeps_good_parameters(monkeypatch)
     assert m.history_.stop_reason == "diverged"
 
 
-def test_huge_learning_rate_reports_nonfinite_loss_location(monkeypatch):
-    _growth_guard_off(monkeypatch)
+def test_huge_learning_rate_reports_nonfinite_loss_location():
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
-    m = SequenceRegressor(lr=1e6, epochs=50)
+    m = SequenceRegressor(lr=1e6, epochs=50, divergence_factor=None)
     with pytest.raises(DivergenceError, match=r"\(Linear\): output|: grad"):
         m.fit(X, y)
     assert all(np.isfinite(p.data).all() for p in m.parameters())

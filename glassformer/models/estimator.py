@@ -159,7 +159,8 @@ class WindowRegressor(Module):
                           schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
                           early_stopping_patience=p["early_stopping_patience"], model=self,
                           progress=p["progress"], callbacks=callbacks,
-                          named_params=list(self.named_parameters()), **checkpointing)
+                          named_params=list(self.named_parameters()),
+                          divergence_factor=p.get("divergence_factor", 1e4), **checkpointing)
         self.trainer_ = trainer
         try:
             with self._fit_context():

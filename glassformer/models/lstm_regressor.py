@@ -102,6 +102,10 @@ class LSTMRegressor(WindowRegressor):
     progress : bool, default False
     warm_start : bool, default False
         ``fit`` continues from the current weights instead of re-initialising.
+    divergence_factor : float or None, default 1e4
+        ``fit`` stops with :class:`~glassformer.errors.DivergenceError` (keeping the last good
+        weights) when an epoch's mean training loss exceeds this many times the first batch's
+        loss; None switches this runaway-loss guard off (non-finite losses always stop).
 
     Attributes
     ----------
@@ -121,7 +125,7 @@ class LSTMRegressor(WindowRegressor):
                  epochs: int = 100, grad_clip: float | None = 1.0, warmup_steps: int = 0,
                  schedule: str | None = None, early_stopping_patience: int | None = None,
                  validation_fraction: float | None = None, random_state: int = 42, dtype: str = "float64",
-                 progress: bool = False, warm_start: bool = False):
+                 progress: bool = False, warm_start: bool = False, divergence_factor: float | None = 1e4):
         super().__init__()
         self._params = dict(
             n_features=n_features, n_targets=n_targets, hidden_size=hidden_size, num_layers=num_layers,
@@ -129,7 +133,8 @@ class LSTMRegressor(WindowRegressor):
             weight_decay=weight_decay, batch_size=batch_size, epochs=epochs, grad_clip=grad_clip,
             warmup_steps=warmup_steps, schedule=schedule, early_stopping_patience=early_stopping_patience,
             validation_fraction=validation_fraction, random_state=random_state, dtype=str(np.dtype(dtype)),
-            progress=progress, warm_start=warm_start)
+            progress=progress, warm_start=warm_start,
+            divergence_factor=divergence_factor)
         self._build()
 
     def _build(self) -> None:

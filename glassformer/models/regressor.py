@@ -104,6 +104,10 @@ class SequenceRegressor(WindowRegressor):
         Show a progress bar during ``fit``.
     warm_start : bool, default False
         ``fit`` continues from the current weights instead of re-initialising.
+    divergence_factor : float or None, default 1e4
+        ``fit`` stops with :class:`~glassformer.errors.DivergenceError` (keeping the last good
+        weights) when an epoch's mean training loss exceeds this many times the first batch's
+        loss; None switches this runaway-loss guard off (non-finite losses always stop).
 
     Attributes
     ----------
@@ -128,7 +132,7 @@ class SequenceRegressor(WindowRegressor):
                  warmup_steps: int = 0, schedule: str | None = None,
                  early_stopping_patience: int | None = None, validation_fraction: float | None = None,
                  init: str = "seed", random_state: int = 42, dtype: str = "float64", progress: bool = False,
-                 warm_start: bool = False):
+                 warm_start: bool = False, divergence_factor: float | None = 1e4):
         super().__init__()
         self._params = dict(
             n_features=n_features, n_targets=n_targets, d_model=d_model, num_heads=num_heads, d_ff=d_ff,
@@ -139,7 +143,8 @@ class SequenceRegressor(WindowRegressor):
             weight_decay=weight_decay, batch_size=batch_size, epochs=epochs, grad_clip=grad_clip,
             warmup_steps=warmup_steps, schedule=schedule, early_stopping_patience=early_stopping_patience,
             validation_fraction=validation_fraction, init=init, random_state=random_state,
-            dtype=str(np.dtype(dtype)), progress=progress, warm_start=warm_start)
+            dtype=str(np.dtype(dtype)), progress=progress, warm_start=warm_start,
+            divergence_factor=divergence_factor)
         self._build()
 
     # ------------------------------------------------------------------ construction
