@@ -28,9 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import io
 from .._validation import check_dtype, check_positive_int, check_probability
-from ..errors import InputError, ModelFileError, ShapeError
+from ..errors import InputError, ShapeError
 from ..losses import CrossEntropyLoss, softmax
 from ..nn.dropout import Dropout
 from ..nn.embedding import Embedding
@@ -41,6 +40,7 @@ from ..nn.normalization import LayerNorm
 from ..nn.positional import LearnedPositionalEmbedding
 from ..nn.rotary import RotaryEmbedding
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from .persistence import load_configured, save_configured
 
 __all__ = ["DecoderOnlyLM", "LMCache", "fit_lm", "evaluate_lm"]
 
@@ -248,8 +248,7 @@ class DecoderOnlyLM(Module):
     def save(self, directory, *, tokenizer=None, overwrite: bool = False, extra: dict | None = None) -> Path:
         """Write ``model.npz`` + ``model.json`` (and ``tokenizer.json`` if given) atomically."""
         directory = Path(directory)
-        path = io.save_model(directory, dict(self.state_dict()), {"model": self.config, "extra": extra or {}},
-                             kind=MODEL_KIND, overwrite=overwrite)
+        path = save_configured(self, directory, MODEL_KIND, overwrite=overwrite, extra=extra)
         if tokenizer is not None:
             tokenizer.save(directory / "tokenizer.json")
         return path
@@ -257,14 +256,7 @@ class DecoderOnlyLM(Module):
     @classmethod
     def load(cls, directory) -> "DecoderOnlyLM":
         """Rebuild a model saved by :meth:`save`.  Raises ModelFileError for bad or foreign files."""
-        state, config, kind = io.load_model(directory)
-        if kind != MODEL_KIND or not isinstance(config, dict) or "model" not in config:
-            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND}")
-        cfg = dict(config["model"])
-        dtype = cfg.pop("dtype", "float64")
-        model = cls(**cfg, rng=0, dtype=np.dtype(dtype))
-        model.load_state_dict(state)
-        return model
+        return load_configured(cls, directory, MODEL_KIND)
 
     def extra_repr(self) -> str:
         c = self.config

@@ -31,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import io
 from .._validation import check_dtype, check_positive_int, check_probability
-from ..errors import InputError, ModelFileError, ShapeError
+from ..errors import InputError, ShapeError
 from ..losses import CrossEntropyLoss
 from ..nn.dropout import Dropout
 from ..nn.input_embedding import TokenEmbedding
@@ -44,6 +43,7 @@ from ..nn.normalization import LayerNorm
 from ..nn.positional import get_positional_encoding
 from ..nn.transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
+from .persistence import load_configured, save_configured
 
 __all__ = ["Seq2SeqTransformer", "DecoderState", "length_buckets", "fit_seq2seq", "evaluate_seq2seq",
            "make_translation_arrays"]
@@ -319,8 +319,7 @@ class Seq2SeqTransformer(Module):
         ModelFileError if the model files exist and ``overwrite`` is False.
         """
         directory = Path(directory)
-        config = {"model": self.config, "extra": extra or {}}
-        path = io.save_model(directory, dict(self.state_dict()), config, kind=MODEL_KIND, overwrite=overwrite)
+        path = save_configured(self, directory, MODEL_KIND, overwrite=overwrite, extra=extra)
         if src_tokenizer is not None:
             src_tokenizer.save(directory / "src_tokenizer.json")
         if tgt_tokenizer is not None:
@@ -335,14 +334,7 @@ class Seq2SeqTransformer(Module):
         ------
         ModelFileError for missing, corrupted or foreign files (see :func:`glassformer.io.load_model`).
         """
-        state, config, kind = io.load_model(directory)
-        if kind != MODEL_KIND or not isinstance(config, dict) or "model" not in config:
-            raise ModelFileError(f"{directory}: holds a {kind!r}, not a {MODEL_KIND}")
-        cfg = dict(config["model"])
-        dtype = cfg.pop("dtype", "float64")
-        model = cls(**cfg, rng=0, dtype=np.dtype(dtype))
-        model.load_state_dict(state)
-        return model
+        return load_configured(cls, directory, MODEL_KIND)
 
     def extra_repr(self) -> str:
         c = self.config
