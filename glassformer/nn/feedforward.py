@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int, check_probability
+from .._validation import as_input, check_positive_int, check_probability
 from .activation import get_activation
 from .dropout import Dropout
 from .linear import Linear
@@ -51,6 +51,7 @@ class FeedForward(Module):
         self.activation_name = activation
 
     def forward(self, x: np.ndarray) -> np.ndarray:
+        x = as_input(x, "x", "FeedForward.forward", self.dtype, self.check_inputs)
         g = self.activation(self.linear1(x))
         self._save(G=g)  # the seed's G, kept for inspection only
         return self.linear2(self.dropout(g))

@@ -18,7 +18,7 @@ import inspect
 
 import numpy as np
 
-from .._validation import as_float_array, check_dtype, check_last_dim, check_ndim, check_positive_int
+from .._validation import as_float_array, as_input, check_dtype, check_last_dim, check_ndim, check_positive_int
 from ..errors import InputError
 from .activation import get_activation
 from .embedding import Embedding
@@ -86,9 +86,12 @@ def fourier_features_backward(grad: np.ndarray, x: np.ndarray, frequencies: np.n
     return dx, dB
 
 
-def _check_input(x, n_features: int, where: str, dtype) -> np.ndarray:
-    """Return ``x`` as a float array of shape (batch, seq, n_features) or (seq, n_features)."""
-    x = as_float_array(x, "x", where, dtype=dtype)
+def _check_input(x, n_features: int, where: str, dtype, check: bool = True) -> np.ndarray:
+    """Return ``x`` as a float array of shape (batch, seq, n_features) or (seq, n_features).
+
+    ``check=False`` (the module is a child, see ``Module.check_inputs``): no scan of the values.
+    """
+    x = as_input(x, "x", where, dtype, check)
     check_ndim(x, (2, 3), "x", where, layout="(batch, seq, n_features) or (seq, n_features)")
     check_last_dim(x, n_features, "x", where)
     return x
@@ -129,7 +132,7 @@ class LinearInputEmbedding(Module):
         self.linear = Linear(n_features, d_model, rng=make_rng(rng), dtype=check_dtype(dtype))
 
     def forward(self, x) -> np.ndarray:
-        x = _check_input(x, self.n_features, "LinearInputEmbedding.forward", self.dtype)
+        x = _check_input(x, self.n_features, "LinearInputEmbedding.forward", self.dtype, self.check_inputs)
         return self.linear.forward(x)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
@@ -183,7 +186,7 @@ class MLPInputEmbedding(Module):
         self.linear2 = Linear(hidden, d_model, rng=gen, dtype=dtype)
 
     def forward(self, x) -> np.ndarray:
-        x = _check_input(x, self.n_features, "MLPInputEmbedding.forward", self.dtype)
+        x = _check_input(x, self.n_features, "MLPInputEmbedding.forward", self.dtype, self.check_inputs)
         return self.linear2.forward(self.activation.forward(self.linear1.forward(x)))
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
@@ -272,7 +275,7 @@ class FourierInputEmbedding(Module):
             self.frequencies = self.frequencies.astype(dtype)
 
     def forward(self, x) -> np.ndarray:
-        x = _check_input(x, self.n_features, "FourierInputEmbedding.forward", self.dtype)
+        x = _check_input(x, self.n_features, "FourierInputEmbedding.forward", self.dtype, self.check_inputs)
         phi, s, c = fourier_features(x, self._freqs())
         if self.include_input:
             phi = np.concatenate([x, phi], axis=-1)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_last_dim, check_positive_int
+from .._validation import as_input, check_last_dim, check_positive_int
 from .module import Module, Parameter, make_rng
+from .reductions import lead_sum
 
 
 class Linear(Module):
@@ -45,21 +46,22 @@ class Linear(Module):
         self.bias = Parameter(gen.uniform(-bound, bound, size=out_features).astype(dtype)) if bias else None
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        x = as_float_array(x, "x", "Linear.forward", dtype=self.weight.dtype)
+        x = as_input(x, "x", "Linear.forward", self.weight.data.dtype, self.check_inputs)
         check_last_dim(x, self.in_features, "x", "Linear.forward")
         self._save(x=x)
-        y = x @ self.weight.data.T
+        # One 2-D GEMM over all leading axes: a 3-D @ 2-D matmul would make one BLAS call per row.
+        y = x.reshape(-1, self.in_features) @ self.weight.data.T
         if self.bias is not None:
             y += self.bias.data
-        return y
+        return y.reshape(x.shape[:-1] + (self.out_features,))
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         x = self._saved()["x"]
         g2 = grad_output.reshape(-1, self.out_features)
         self.weight.grad += g2.T @ x.reshape(-1, self.in_features)
         if self.bias is not None:
-            self.bias.grad += g2.sum(axis=0)
-        return grad_output @ self.weight.data
+            self.bias.grad += lead_sum(g2)
+        return (g2 @ self.weight.data).reshape(x.shape)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

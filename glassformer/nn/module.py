@@ -9,6 +9,11 @@ A :class:`Module` is a PyTorch-shaped object with its calculus written out:
   ndarray for a single-input module, a tuple with one entry per array input
   (``None`` for inputs that were ``None``) otherwise.  Calling it before
   ``forward`` raises :class:`~glassformer.errors.NotReadyError`.
+* Input checks cost nothing inside a model: a module used on its own validates its arguments
+  (``check_inputs`` is True: dtype, shape and a finiteness scan), and a module registered as a
+  child of another sets ``check_inputs = False`` -- its parent checked the data at the model's
+  entry point, and scanning every intermediate on every call would cost more than the arithmetic
+  of a small model.  Set it back to True on a child to debug.
 * Parameters and child modules are discovered from attribute assignment, in
   assignment order, so ``named_parameters()`` and ``state_dict()`` give
   PyTorch's qualified names (``self_attn.in_proj_weight``, ``linear1.weight``)
@@ -87,6 +92,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_dtype_cache", None)
         self.training = True
+        self.check_inputs = True          # False once registered as a child (see the module docstring)
         self._keep_cache = True
         self._cache = None
 
@@ -104,6 +110,7 @@ class Module:
         elif isinstance(value, Module):
             mods[name] = value
             object.__setattr__(self, "_dtype_cache", None)
+            object.__setattr__(value, "check_inputs", False)   # the parent validates at the entry point
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array, check_last_dim, check_positive_int
+from .._validation import as_float_array, as_input, check_last_dim, check_positive_int
 from ..errors import InputError
 from .module import Module, Parameter
+from .reductions import lead_sum, row_sum
 
 
 class LayerNorm(Module):
@@ -59,33 +60,46 @@ class LayerNorm(Module):
             self.bias = None
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        x = as_float_array(x, "x", "LayerNorm.forward", dtype=self.dtype if self.elementwise_affine else None)
-        check_last_dim(x, self.normalized_shape, "x", "LayerNorm.forward")
-        xc = x - x.mean(axis=-1, keepdims=True)
-        var = np.mean(xc * xc, axis=-1, keepdims=True)          # biased variance, as PyTorch
-        rstd = 1.0 / np.sqrt(var + self.eps)
+        where = "LayerNorm.forward"
+        if self.elementwise_affine:
+            x = as_input(x, "x", where, self.weight.data.dtype, self.check_inputs)
+        elif self.check_inputs:
+            x = as_float_array(x, "x", where)
+        check_last_dim(x, self.normalized_shape, "x", where)
+        n = self.normalized_shape
+        xc = x - row_sum(x) / n
+        var = row_sum(xc * xc)
+        var /= n                                                  # biased variance, as PyTorch
+        var += self.eps
+        rstd = np.sqrt(var, out=var)
+        np.divide(1.0, rstd, out=rstd)
         xhat = xc
         xhat *= rstd                                              # in place: xc is not needed again
         self._save(xhat=xhat, rstd=rstd)
         if not self.elementwise_affine:
             return xhat.copy()
-        return xhat * self.weight.data + self.bias.data
+        y = xhat * self.weight.data
+        y += self.bias.data
+        return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         c = self._saved()
         xhat, rstd = c["xhat"], c["rstd"]
+        n = self.normalized_shape
         if self.elementwise_affine:
-            lead = tuple(range(grad_output.ndim - 1))
-            self.weight.grad += np.sum(grad_output * xhat, axis=lead)
-            self.bias.grad += np.sum(grad_output, axis=lead)
+            self.weight.grad += lead_sum(grad_output * xhat)
+            self.bias.grad += lead_sum(grad_output)
             dxhat = grad_output * self.weight.data
         else:
             dxhat = grad_output
         # dL/dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), the standard
         # result of differentiating through the mean and the (biased) variance.
-        m1 = dxhat.mean(axis=-1, keepdims=True)
-        m2 = np.mean(dxhat * xhat, axis=-1, keepdims=True)
-        return rstd * (dxhat - m1 - xhat * m2)
+        m1 = row_sum(dxhat) / n
+        m2 = row_sum(dxhat * xhat) / n
+        dx = dxhat - m1
+        dx -= xhat * m2
+        dx *= rstd
+        return dx
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

@@ -67,7 +67,12 @@ class PositionalEncoding(Module):
     def _positions(self, positions) -> np.ndarray:
         """Return ``positions`` as a finite float array of shape (seq,) or (batch, seq)."""
         where = f"{type(self).__name__}.forward"
-        t = as_float_array(positions, "positions", where)
+        # A child gets positions its parent validated (Module.check_inputs): no scan of the values.
+        if self.check_inputs:
+            t = as_float_array(positions, "positions", where)
+        else:
+            t = np.asarray(positions)
+            t = t if t.dtype.kind == "f" else t.astype(np.float64)
         check_ndim(t, (1, 2), "positions", where, layout="(seq,) or (batch, seq)")
         return t
 

@@ -20,7 +20,7 @@ import copy
 
 import numpy as np
 
-from .._validation import check_positive_int, check_probability
+from .._validation import as_input, check_positive_int, check_probability
 from ..errors import InputError
 from .activation import get_activation
 from .attention import MultiheadAttention
@@ -128,9 +128,7 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None):
         """Encode ``src (batch, seq, d_model)`` (or ``(seq, d_model)``); returns the same shape."""
-        src = np.asarray(src)
-        if src.dtype != self.dtype:
-            src = src.astype(self.dtype)
+        src = as_input(src, "src", "TransformerEncoderLayer.forward", self.dtype, self.check_inputs)
         if self.norm_first:
             U = self._mix(self.norm1(src), src_mask, src_key_padding_mask, is_causal, positions)
             T1 = src + self.dropout1(U)
@@ -234,11 +232,9 @@ class TransformerDecoderLayer(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
         """Decode ``tgt`` attending to ``memory``; returns ``(batch, T, d_model)``."""
-        dt = self.dtype
-        tgt = np.asarray(tgt)
-        tgt = tgt if tgt.dtype == dt else tgt.astype(dt)
-        memory = np.asarray(memory)
-        memory = memory if memory.dtype == dt else memory.astype(dt)
+        dt, where = self.dtype, "TransformerDecoderLayer.forward"
+        tgt = as_input(tgt, "tgt", where, dt, self.check_inputs)
+        memory = as_input(memory, "memory", where, dt, self.check_inputs)
         if self.norm_first:
             U1 = self._sa(self.norm1(tgt), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
             T1 = tgt + self.dropout1(U1)
@@ -337,7 +333,7 @@ class TransformerEncoder(Module):
         self.norm = norm
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None):
-        x = src
+        x = as_input(src, "src", "TransformerEncoder.forward", self.dtype, self.check_inputs)
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal,
                       positions=positions)
@@ -376,7 +372,9 @@ class TransformerDecoder(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
-        x = tgt
+        where = "TransformerDecoder.forward"
+        x = as_input(tgt, "tgt", where, self.dtype, self.check_inputs)
+        memory = as_input(memory, "memory", where, self.dtype, self.check_inputs)
         for layer in self.layers:
             x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
