@@ -226,7 +226,13 @@ class CrossEntropyLoss(_Loss):
         if n == 0:
             raise InputError(f"{where}: every target equals ignore_index ({self.ignore_index}); nothing to learn from")
 
-        logp = log_softmax(logits)
+        # One exp pass serves the loss and the gradient: logp = shifted - log(sum e), softmax = e / sum e.
+        m = np.max(logits, axis=-1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0).astype(logits.dtype, copy=False)
+        logp = logits - m
+        e = np.exp(logp)
+        s = e.sum(axis=-1, keepdims=True)
+        logp -= np.log(s)
         safe_t = np.where(valid, target, 0)[..., None]
         nll = -np.take_along_axis(logp, safe_t, axis=-1)[..., 0]
         eps = self.label_smoothing
@@ -236,14 +242,16 @@ class CrossEntropyLoss(_Loss):
         denom = n if self.reduction == "mean" else 1
         value = (1.0 - eps) * (nll_sum / denom) + (smooth_sum / denom) * (eps / n_classes)
 
-        grad = np.exp(logp)
+        grad = e
+        grad /= s
         if eps:
             grad -= eps / n_classes
         np.put_along_axis(grad, safe_t, np.take_along_axis(grad, safe_t, axis=-1) - (1.0 - eps), axis=-1)
         if denom != 1:
             grad /= denom
-        # np.where, not a 0/1 multiply, so ignored rows are exactly 0 even for non-finite logits there.
-        self._grad = np.where(valid[..., None], grad, 0.0)
+        # assignment, not a 0/1 multiply, so ignored rows are exactly 0 even for non-finite logits there.
+        grad[~valid] = 0.0
+        self._grad = grad
         return float(value)
 
     def __repr__(self) -> str:

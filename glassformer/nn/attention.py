@@ -169,7 +169,7 @@ def scaled_dot_product_attention_backward(grad_out, q, k, v, weights, scale=None
     if keep is not None:
         dA *= keep
     dS = dA
-    dS -= row_sum(dA * weights)
+    dS -= np.einsum("...ij,...ij->...i", dA, weights)[..., None]   # row dots, no (..., L, S) temporary
     dS *= weights
     dq = (dS @ k) * scale
     dk = (np.swapaxes(dS, -1, -2) @ q) * scale
