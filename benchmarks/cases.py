@@ -460,7 +460,7 @@ class TranslationGlassformer:
 
         self.batches, vocab = _translation_batches(quick)
         self.model = _translation_model(quick, vocab)
-        self.opt = Adam(self.model.unique_named_parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
+        self.opt = Adam(list(self.model.named_parameters()), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
         self.loss = CrossEntropyLoss(ignore_index=PAD, label_smoothing=0.1)
         self.steps = len(self.batches)
         self.losses = []

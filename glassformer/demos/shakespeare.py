@@ -112,7 +112,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
                           dim_feedforward=cfg["dim_feedforward"], dropout=cfg["dropout"], max_len=B,
                           positional=cfg["positional"], rng=seed, dtype=np.dtype(cfg["dtype"]))
     echo(f"shakespeare: {train_ids.size:,} training / {val_ids.size:,} validation characters, "
-         f"vocabulary {tok.vocab_size}, {sum(p.size for _, p in model.unique_named_parameters()):,} parameters")
+         f"vocabulary {tok.vocab_size}, {sum(p.size for _, p in model.named_parameters()):,} parameters")
     initial = evaluate_lm(model, val_ids, block_size=B)
     cbs = [PrintLoss(1, "epoch {epoch1}/{epochs}: train loss {loss:.4f}, validation loss {val_loss:.4f}",
                      echo=echo)]
@@ -138,7 +138,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
         "val_loss_nats": final, "val_bits_per_char": final / np.log(2.0), "initial_val_loss_nats": initial,
         "unigram_baseline_nats": _unigram_entropy(train_ids, tok.vocab_size),
         "final_train_loss": hist.train_loss[-1], "steps": cfg["steps"], "train_seconds": train_seconds,
-        "parameters": int(sum(p.size for _, p in model.unique_named_parameters())), "vocab_size": tok.vocab_size,
+        "parameters": int(sum(p.size for _, p in model.named_parameters())), "vocab_size": tok.vocab_size,
         "data": SHAKESPEARE_ATTRIBUTION,
     }
     write_json(out / "config.json", {"mode": "quick" if quick else "full", "seed": seed, **cfg})

@@ -253,7 +253,7 @@ def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dic
         "final_train_loss": hist.train_loss[-1], "final_valid_cross_entropy": hist.val_loss[-1],
         "n_train_pairs": len(data["train"]), "n_test_pairs": len(data["test"]),
         "src_vocab": data["src_tok"].vocab_size, "tgt_vocab": data["tgt_tok"].vocab_size,
-        "parameters": int(sum(p.size for _, p in model.unique_named_parameters())),
+        "parameters": int(sum(p.size for _, p in model.named_parameters())),
         "train_seconds": train_seconds, "greedy_decode_seconds": res["greedy_seconds"],
         "beam_decode_seconds": res["beam_seconds"],
         "bleu": "sacrebleu corpus_bleu, 13a tokenisation, 1 reference, lowercase normalised text",

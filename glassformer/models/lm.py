@@ -152,15 +152,6 @@ class DecoderOnlyLM(Module):
         self.tok_emb.backward(dx)
         return None
 
-    def unique_named_parameters(self) -> list:
-        """``(name, Parameter)`` with the tied weight listed once."""
-        seen, out = set(), []
-        for n, p in self.named_parameters():
-            if id(p) not in seen:
-                seen.add(id(p))
-                out.append((n, p))
-        return out
-
     # ------------------------------------------------------------------ cached inference
     def start_cache(self) -> LMCache:
         """An empty key/value cache for :meth:`step`."""
@@ -370,7 +361,7 @@ def fit_lm(model: DecoderOnlyLM, train_ids: np.ndarray, *, val_ids: np.ndarray |
     def eval_step(_batch):
         return evaluate_lm(model, val_ids, block_size=block_size)
 
-    named = model.unique_named_parameters()
+    named = list(model.named_parameters())
     opt = AdamW(named, lr=lr, betas=(0.9, 0.99), weight_decay=weight_decay)
     trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=False,
                       seed=seed, grad_clip=grad_clip,

@@ -222,23 +222,6 @@ class Seq2SeqTransformer(Module):
         self.src_embed.backward(dZs)
         return None
 
-    def unique_parameters(self) -> list:
-        """Parameters with the tied one listed once (what an optimizer and gradient norms should see)."""
-        seen, out = set(), []
-        for p in self.parameters():
-            if id(p) not in seen:
-                seen.add(id(p))
-                out.append(p)
-        return out
-
-    def unique_named_parameters(self) -> list:
-        seen, out = set(), []
-        for n, p in self.named_parameters():
-            if id(p) not in seen:
-                seen.add(id(p))
-                out.append((n, p))
-        return out
-
     # ------------------------------------------------------------------ inspection
     def trace(self, src_ids, tgt_in_ids) -> Trace:
         """Every named intermediate of one forward pass (eval mode, no dropout), as a :class:`Trace`.
@@ -501,7 +484,7 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
     def eval_step(_batch):
         return evaluate_seq2seq(model, val[0], val[1])
 
-    named = model.unique_named_parameters()
+    named = list(model.named_parameters())
     opt = Adam(named, lr=1e-3, betas=betas, eps=eps)
     trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=True,
                       seed=seed, grad_clip=grad_clip,

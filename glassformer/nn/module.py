@@ -173,12 +173,25 @@ class Module:
     def children(self) -> Iterator["Module"]:
         yield from self._modules.values()
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
-        """Yield ``(qualified_name, Parameter)`` in PyTorch's order (own first, then children)."""
+    def named_parameters(self, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """Yield ``(qualified_name, Parameter)`` in PyTorch's order (own first, then children).
+
+        As in PyTorch, a parameter shared by two modules (tied weights) is yielded once, under its
+        first name, unless ``remove_duplicate=False``; ``state_dict`` lists every name.
+        """
+        seen = set()
+        for name, p in self._all_named_parameters(prefix):
+            if remove_duplicate:
+                if id(p) in seen:
+                    continue
+                seen.add(id(p))
+            yield name, p
+
+    def _all_named_parameters(self, prefix: str) -> Iterator[tuple[str, Parameter]]:
         for name, p in self._parameters.items():
             yield (f"{prefix}.{name}" if prefix else name), p
         for name, child in self._modules.items():
-            yield from child.named_parameters(f"{prefix}.{name}" if prefix else name)
+            yield from child._all_named_parameters(f"{prefix}.{name}" if prefix else name)
 
     def parameters(self) -> list[Parameter]:
         return [p for _, p in self.named_parameters()]
@@ -232,7 +245,7 @@ class Module:
 
     def state_dict(self) -> "OrderedDict[str, np.ndarray]":
         """Return ``{qualified_name: copy of array}`` with PyTorch's names and layouts."""
-        return OrderedDict((name, p.data.copy()) for name, p in self.named_parameters())
+        return OrderedDict((name, p.data.copy()) for name, p in self.named_parameters(remove_duplicate=False))
 
     def load_state_dict(self, state_dict, strict: bool = True) -> None:
         """Copy arrays into the parameters, converting to each parameter's dtype.
@@ -245,7 +258,7 @@ class Module:
             On missing or unexpected keys (when ``strict``) or any shape mismatch; nothing is
             changed in that case.
         """
-        own = OrderedDict(self.named_parameters())
+        own = OrderedDict(self.named_parameters(remove_duplicate=False))
         given = {k: np.asarray(v) for k, v in dict(state_dict).items()}
         missing = [k for k in own if k not in given]
         unexpected = [k for k in given if k not in own]
