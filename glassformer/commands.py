@@ -331,7 +331,10 @@ def _keep_last_good(pipe, train_logs, out) -> str:
     pipe.model.is_fitted_ = True
     folder = Path(out) / "model"
     pipe.save(folder, overwrite=True)
-    return f"The last good model was saved to {folder}."
+    history = pipe.model.history_
+    untrained = " (the untrained initial weights: no epoch finished)" if history is None or len(history) == 0 else ""
+    return (f"The last good model was saved to {folder}{untrained}; "
+            f"rerun into the same --out with --overwrite.")
 
 
 @click.command("train", cls=_GreedyCommand)
