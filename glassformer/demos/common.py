@@ -63,6 +63,22 @@ def prepare_run_dir(out, overwrite: bool = True) -> Path:
     return out
 
 
+def demo_settings(where: str, quick: bool, quick_cfg: dict, full_cfg: dict, overrides: dict) -> dict:
+    """The quick or full settings of a demo with ``overrides`` applied.
+
+    Raises
+    ------
+    InputError
+        If an override names a setting the demo does not have (the message lists the known ones).
+    """
+    cfg = dict(quick_cfg if quick else full_cfg)
+    unknown = set(overrides) - set(cfg)
+    if unknown:
+        raise InputError(f"{where}: unknown setting(s) {sorted(unknown)}; known: {sorted(cfg)}")
+    cfg.update(overrides)
+    return cfg
+
+
 def write_json(path, obj) -> None:
     """Atomic JSON (NaN/inf become null so every reader accepts the file)."""
     io.atomic_write_json(path, _clean(obj))

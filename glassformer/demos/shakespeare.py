@@ -81,15 +81,10 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     in chunks: each chunk is generated with the key/value cache from the last ``block_size // 2``
     characters of the text so far.
     """
-    from ..errors import InputError
-    from .common import prepare_run_dir
+    from .common import demo_settings, prepare_run_dir
     from .translate import limit_blas_threads
 
-    cfg = dict(QUICK if quick else FULL)
-    unknown = set(overrides) - set(cfg)
-    if unknown:
-        raise InputError(f"run_shakespeare: unknown setting(s) {sorted(unknown)}; known: {sorted(cfg)}")
-    cfg.update(overrides)
+    cfg = demo_settings("run_shakespeare", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
         return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path,

@@ -218,15 +218,9 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     dict: ``bleu_greedy``, ``bleu_beam``, ``bleu_copy_source``, ``bleu_untrained_greedy``, final losses,
     sizes and timings (also written to ``metrics.json``).
     """
-    from .common import prepare_run_dir
+    from .common import demo_settings, prepare_run_dir
 
-    cfg = dict(QUICK if quick else FULL)
-    unknown = set(overrides) - set(cfg)
-    if unknown:
-        from ..errors import InputError
-
-        raise InputError(f"run_translate: unknown setting(s) {sorted(unknown)}; known: {sorted(cfg)}")
-    cfg.update(overrides)
+    cfg = demo_settings("run_translate", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
         return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path)
