@@ -59,7 +59,21 @@ def _demo2_initial():
     return m.state_dict(), m.positional(DEMO2_POSITIONS)
 
 
-class Demo2Glassformer:
+class _Demo2Case:
+    """Shared timing protocol of the demo-2 cases: ``_fit(epochs) -> (seconds, loss history)``."""
+
+    def warmup(self):
+        self._fit(1)
+
+    def time_once(self) -> float:
+        dt, self.history = self._fit(self.epochs)
+        return dt
+
+    def memory_run(self):
+        self._fit(3)
+
+
+class Demo2Glassformer(_Demo2Case):
     """SequenceRegressor with the seed's defaults, fitted like ``glassformer.demos.neighbor``."""
 
     def __init__(self, epochs: int, quick: bool):
@@ -75,18 +89,8 @@ class Demo2Glassformer:
         model.fit(self.X, self.y, DEMO2_POSITIONS)
         return _clock() - t0, model.history_.train_loss
 
-    def warmup(self):
-        self._fit(1)
 
-    def time_once(self) -> float:
-        dt, self.history = self._fit(self.epochs)
-        return dt
-
-    def memory_run(self):
-        self._fit(3)
-
-
-class Demo2Torch:
+class Demo2Torch(_Demo2Case):
     """The same model in eager PyTorch (float64), same initial weights, batches and SGD."""
 
     def __init__(self, epochs: int, quick: bool):
@@ -121,16 +125,6 @@ class Demo2Torch:
                 losses.append(loss.item())
             history.append(float(np.mean(losses)))
         return _clock() - t0, history
-
-    def warmup(self):
-        self._fit(1)
-
-    def time_once(self) -> float:
-        dt, self.history = self._fit(self.epochs)
-        return dt
-
-    def memory_run(self):
-        self._fit(3)
 
 
 class Demo2SeedLoop:
