@@ -25,9 +25,10 @@ SEED_MSE = {20: 0.029887, 500: 0.017870, 1000: 0.004423}
 DEMO2_POSITIONS = np.arange(1, 8, dtype=np.float64)
 
 # The windowed well model: the real-wells demo's architecture and optimizer (glassformer.demos.synthetic_wells).
-WELL = dict(n_features=3, d_model=16, num_heads=2, d_ff=32, num_layers=1, positional="sinusoidal",
-            attn_out_proj=True, init="torch", random_state=42, optimizer="adam", lr=3e-3, batch_size=32,
-            epochs=2)
+WELL = dict(d_model=16, num_heads=2, d_ff=32, num_layers=1, positional="sinusoidal", attn_out_proj=True,
+            init="torch", random_state=42, optimizer="adam", lr=3e-3, batch_size=32, epochs=2, grad_clip=None,
+            early_stopping_patience=None, validation_fraction=None)
+WELL_FEATURES = 3
 WELL_INPUTS = ("PHIF", "VSH", "SW")
 
 
@@ -52,11 +53,12 @@ def _demo2_data():
 
 
 def _demo2_initial():
-    """The seed's initial weights (SequenceRegressor defaults) and the fixed encoding of positions 1..7."""
+    """The chapter's initial weights (SequenceRegressor.chapter_model) and the fixed encoding of positions 1..7."""
     from glassformer.models import SequenceRegressor
 
-    m = SequenceRegressor()
-    return m.state_dict(), m.positional(DEMO2_POSITIONS)
+    m = SequenceRegressor.chapter_model()
+    net = m.build_network(1)
+    return net.state_dict(), net.positional(DEMO2_POSITIONS)
 
 
 class _Demo2Case:
@@ -74,7 +76,7 @@ class _Demo2Case:
 
 
 class Demo2Glassformer(_Demo2Case):
-    """SequenceRegressor with the seed's defaults, fitted like ``glassformer.demos.neighbor``."""
+    """The chapter's SequenceRegressor, fitted like ``glassformer.demos.neighbor``."""
 
     def __init__(self, epochs: int, quick: bool):
         self.epochs = epochs
@@ -84,7 +86,7 @@ class Demo2Glassformer(_Demo2Case):
     def _fit(self, epochs: int):
         from glassformer.models import SequenceRegressor
 
-        model = SequenceRegressor(epochs=epochs, batch_size=32, lr=0.3, dtype="float64")
+        model = SequenceRegressor.chapter_model(epochs=epochs, batch_size=32, lr=0.3, dtype="float64")
         t0 = _clock()
         model.fit(self.X, self.y, DEMO2_POSITIONS)
         return _clock() - t0, model.history_.train_loss
@@ -374,10 +376,10 @@ class InferenceTorch:
 
         X, pos, self.note, self.n_samples = _well_windows(quick, stride)
         gf = _well_model(quick)
-        pe = gf.positional(pos)
-        self.model = WellRegressor(pe, WELL["n_features"], WELL["d_model"], WELL["num_heads"], WELL["d_ff"],
+        pe = gf.network_.positional(pos)
+        self.model = WellRegressor(pe, WELL_FEATURES, WELL["d_model"], WELL["num_heads"], WELL["d_ff"],
                                    WELL["num_layers"], dtype=torch.float32)
-        self.model.load_state_dict(state_from_numpy(gf.state_dict()))
+        self.model.load_state_dict(state_from_numpy(gf.network_.state_dict()))
         self.model.eval()
         del gf
         self.X = torch.from_numpy(X)

@@ -7,7 +7,7 @@ Its sections: title, data attribution (when real data were used), configuration
 and every figure with a one-sentence reading guide (:data:`FIGURE_GUIDES`).  All text is
 HTML-escaped; the file is written atomically.
 
-A run folder (see ``glassformer.demos.common``)::
+A run folder (see :mod:`glassformer.runs`)::
 
     config.json  metrics.json  predictions.csv  figures/*.png  [attribution.txt]
 

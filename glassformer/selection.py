@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import as_float_array, check_ndim
-from .baselines import regression_metrics
+from .wells.evaluation import regression_metrics
 from .errors import DivergenceError, InputError, ShapeError
 from .models import SequenceRegressor
 
@@ -34,7 +34,7 @@ __all__ = ["SelectionResult", "geometric_wavelengths", "select_wavelengths"]
 METRICS = {"rmse": True, "mae": True, "r2": False}
 
 # Set per candidate by select_wavelengths; a value in model_params would be silently replaced.
-_RESERVED = ("d_model", "positional", "positional_options", "random_state", "n_features", "n_targets",
+_RESERVED = ("d_model", "positional", "positional_options", "random_state",
              "warm_start")
 
 
@@ -162,9 +162,10 @@ def select_wavelengths(candidates, X_train, y_train, X_val, y_val, *, positions_
         As ``positions_train``; default ``1 .. seq_val``.
     model_params : dict, optional
         Other :class:`SequenceRegressor` arguments (``num_heads``, ``d_ff``, ``optimizer``, ``lr``,
-        ``epochs``, ...); default the regressor's own defaults.  ``d_model``, ``positional``,
-        ``positional_options``, ``random_state``, ``n_features``, ``n_targets`` and ``warm_start``
-        are set here and may not be given.
+        ``epochs``, ...) on top of the chapter's model (:meth:`SequenceRegressor.chapter_model`:
+        one head, post-norm, no output projection, full-batch SGD).  ``d_model``, ``positional``,
+        ``positional_options``, ``random_state`` and ``warm_start`` are set here and may not be
+        given.
     metric : {"rmse", "mae", "r2"}, default "rmse"
         Selection criterion: lowest RMSE or MAE, or highest R².
     seeds : sequence of int, default (0,)
@@ -201,7 +202,6 @@ def select_wavelengths(candidates, X_train, y_train, X_val, y_val, *, positions_
     if Yv.shape[2] != Ytr.shape[2]:
         raise ShapeError(f"{where}: y_val has {Yv.shape[2]} target(s) per sample but y_train has {Ytr.shape[2]}")
     params = _check_model_params(model_params, cands, where)
-    params.update(n_features=Xtr.shape[2], n_targets=Ytr.shape[2])
 
     table = [_evaluate(lam, params, seeds, (Xtr, Ytr, ptr), (Xv, Yv, pv)) for lam in cands]
     order = _ranking([row[metric] for row in table], metric)
@@ -222,8 +222,8 @@ def _evaluate(lam: list, params: dict, seeds: tuple, train: tuple, val: tuple) -
     Xv, Yv, pv = val
     scores, seconds, error = [], 0.0, None
     for seed in seeds:
-        model = SequenceRegressor(**params, d_model=2 * len(lam), positional="wavelengths",
-                                  positional_options={"wavelengths": list(lam)}, random_state=seed)
+        model = SequenceRegressor.chapter_model(**params, d_model=2 * len(lam), positional="wavelengths",
+                                                positional_options={"wavelengths": list(lam)}, random_state=seed)
         start = time.perf_counter()
         try:
             model.fit(Xtr, Ytr, ptr)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from glassformer.baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
+from glassformer.wells import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 from glassformer.errors import InputError, NotReadyError, ShapeError
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "real"

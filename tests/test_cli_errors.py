@@ -320,7 +320,7 @@ def fake_demos(monkeypatch):
         return {}
 
     monkeypatch.setattr(demos, "run_demo", run_demo)
-    monkeypatch.setattr("glassformer.commands._volve_available", lambda: True)
+    monkeypatch.setattr("glassformer.data.volve.volve_available", lambda: True)
     return ran
 
 
@@ -332,7 +332,7 @@ def test_demo_refuses_an_existing_folder_without_overwrite(fake_demos, tmp_path,
     capsys.readouterr()
     assert main(["demo", "porosity"]) == 2
     line = _one_error_line(capsys)
-    assert f"demo output folder {folder} exists and is not empty; pass --overwrite" in line
+    assert f"demo output {folder}: folder exists and is not empty; pass --overwrite" in line
     assert (folder / "metrics.json").read_text() == "porosity 1" and fake_demos == ["porosity"]
     assert main(["demo", "porosity", "--overwrite"]) == 0
     assert (folder / "metrics.json").read_text() == "porosity 2"

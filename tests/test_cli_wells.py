@@ -49,10 +49,10 @@ def test_train_writes_a_complete_run_folder(trained_run):
     assert test["depth"].min() > 3700 and test["depth"].max() == pytest.approx(3800.0)
     assert rows[rows["split"] == "train"]["depth"].max() == pytest.approx(3700.0)
     cfg = json.loads((out / "config.json").read_text())
-    assert cfg["pipeline"]["inputs"] == ["PHIF", "VSH", "SW"] and cfg["pipeline"]["window"] == 16
+    assert cfg["well_model"]["inputs"] == ["PHIF", "VSH", "SW"] and cfg["well_model"]["window"] == 16
     # scaling fitted on the training interval only
     train_phi = rows[rows["split"] == "train"]["PHIF"]
-    assert cfg["pipeline"]["x_scaler"]["data_max_"][0] == pytest.approx(train_phi.max())
+    assert cfg["well_model"]["x_scaler"]["data_max_"][0] == pytest.approx(train_phi.max())
 
 
 def test_predict_csv_and_las(trained_run, tmp_path):

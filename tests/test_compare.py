@@ -15,8 +15,8 @@ import pytest
 
 from glassformer import LSTMRegressor
 from glassformer.cli import main
-from glassformer.demos.common import summarise_runs
-from glassformer.demos.compare import seed_list
+from glassformer.wells import summarise_runs
+from glassformer.wells import seed_list
 
 F11B = "15_9-F11B_WLC_PETRO_COMPUTED_OUTPUT_1.LAS"
 MODELS = {"transformer", "LSTM", "porosity-permeability transform", "training mean"}
@@ -106,7 +106,7 @@ def test_every_demo_run_folder_has_a_report(shared_data, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("seeds", [[42], [42, 0]])
 def test_comparison_table_keeps_columns_apart_for_any_magnitude(seeds):
-    from glassformer.demos.common import format_comparison_table, format_metrics_table
+    from glassformer.wells import format_comparison_table, format_metrics_table
 
     big = {"rmse": 3.3e24, "mae": -1.25e124, "r2": -1.0e49, "train_s": 12345.678, "parameters": 1234567,
            "rmse_sd": 1.5e23, "mae_sd": 2.5e123, "r2_sd": 1e48, "n": 10}
@@ -175,14 +175,15 @@ def test_compare_demo_refuses_positional_options(tmp_path, capsys):
 
 
 def test_compare_with_wavelengths_sets_d_model(small_well, tmp_path, capsys):
-    from glassformer.demos.common import WellPipeline
+    from glassformer.wells import WellModel
 
     out = tmp_path / "cmp"
     assert main(_compare_args(small_well, out, "--positional", "wavelengths", "--wavelengths", "4", "16", "64")) == 0
     capsys.readouterr()
-    model = WellPipeline.load(out).model
+    model = WellModel.load(out).model_
     params = model.get_params()
-    assert params["positional"] == "wavelengths" and params["d_model"] == 6 and params["d_ff"] == 12
+    assert params["positional"] == "wavelengths" and params["d_model"] == 6 and params["d_ff"] is None
+    assert model.network_.encoder.layers[0].linear1.out_features == 12          # d_ff None: 2 x d_model
     assert list(params["positional_options"]["wavelengths"]) == [4.0, 16.0, 64.0]
     comp = json.loads((out / "metrics.json").read_text())["comparison"]
     assert comp["table"]["transformer"]["n"] == 100              # 2025.1 .. 2035 m: 2025 m stays in training

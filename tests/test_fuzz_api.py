@@ -72,13 +72,13 @@ def windows(draw, n_features=2):
        data=st.data())
 def test_sequence_regressor_fit_predict_score_trace(Xy, positions, data):
     X, y = Xy
-    model = SequenceRegressor(n_features=2, d_model=4, num_heads=2, d_ff=8, positional="sinusoidal", epochs=2,
-                              optimizer="adam", lr=1e-2, batch_size=data.draw(st.sampled_from([None, 2])))
+    model = SequenceRegressor(d_model=4, num_heads=2, d_ff=8, positional="sinusoidal", epochs=2, optimizer="adam",
+                              lr=1e-2, batch_size=data.draw(st.sampled_from([None, 2])), validation_fraction=None)
     try:
         model.fit(X, y, positions)
     except GlassformerError:
         return
-    _finite(*model.state_dict().values())
+    _finite(*model.network_.state_dict().values())
     for name, call in [("predict", lambda: model.predict(X, positions)),
                        ("trace", lambda: model.trace(X, positions)["y_hat"])]:
         _finite(call())
@@ -92,13 +92,13 @@ def test_sequence_regressor_fit_predict_score_trace(Xy, positions, data):
 @pytest.fixture(scope="module")
 def fitted_two_feature_model():
     rng = np.random.default_rng(3)
-    model = SequenceRegressor(n_features=2, d_model=4, num_heads=1, d_ff=8, positional="sinusoidal",
-                              epochs=1, batch_size=2)
+    model = SequenceRegressor(d_model=4, num_heads=1, d_ff=8, positional="sinusoidal", epochs=1, batch_size=2,
+                              validation_fraction=None)
     return model.fit(rng.random((4, 5, 2)), rng.random((4, 5, 1)))
 
 
 def test_predict_before_fit_is_refused():
-    model = SequenceRegressor(n_features=2, d_model=4, num_heads=1, d_ff=8, positional="sinusoidal")
+    model = SequenceRegressor(d_model=4, num_heads=1, d_ff=8, positional="sinusoidal")
     with pytest.raises(GlassformerError, match="not fitted"):
         model.predict(np.zeros((1, 5, 2)))
 
@@ -123,13 +123,13 @@ def test_fit_with_nan_targets_masks_them(y, nan_frac):
     X = np.random.default_rng(0).random((3, 4, 1))
     Y = np.random.default_rng(1).random((3, 4, 1))
     Y[np.random.default_rng(2).random(Y.shape) < nan_frac] = np.nan
-    model = SequenceRegressor(epochs=2, batch_size=2)
+    model = SequenceRegressor.chapter_model(epochs=2, batch_size=2)
     if np.isnan(Y).all():
         with pytest.raises(GlassformerError, match="holds no observed"):
             model.fit(X, Y)
         return
     model.fit(X, Y)
-    _finite(*model.state_dict().values(), model.predict(X))
+    _finite(*model.network_.state_dict().values(), model.predict(X))
     assert len(model.history_) == 2 and all(np.isfinite(model.history_.train_loss))
 
 
@@ -269,4 +269,4 @@ def test_well_log_interval(top, base, null_from):
 @pytest.mark.parametrize("bad", ["not an array", [[1, 2], [3]], np.zeros((2, 3, 2), dtype=complex)])
 def test_regressor_rejects_non_numeric_X_with_a_named_error(bad):
     with pytest.raises(GlassformerError, match="SequenceRegressor.fit: X"):
-        SequenceRegressor(n_features=2).fit(bad, np.zeros((2, 3)))
+        SequenceRegressor().fit(bad, np.zeros((2, 3)))

@@ -294,12 +294,12 @@ def test_save_figure_png_atomic_and_rcparams_untouched(tmp_path):
 # ------------------------------------------------------------- trace (model)
 @pytest.fixture(scope="module")
 def trained_trace():
-    from glassformer.models.regressor import SequenceRegressor
+    from glassformer.models import SequenceRegressor
 
     g = np.random.default_rng(1)
     X = g.random((8, 7, 1))
     y = np.roll(X, -1, axis=1)  # the seed's lag: permeability follows porosity one depth below
-    model = SequenceRegressor(d_model=4, num_heads=2, num_layers=2, epochs=30, lr=0.05)
+    model = SequenceRegressor.chapter_model(d_model=4, num_heads=2, num_layers=2, epochs=30, lr=0.05)
     model.fit(X, y, DEPTH[:7])
     return model.trace(X[:5], DEPTH[:7])
 

@@ -1,4 +1,4 @@
-"""Training survives faults (issue 9): checkpoints, SIGINT/SIGTERM, bit-identical --resume, divergence.
+"""Training survives faults: checkpoints, SIGINT/SIGTERM, bit-identical --resume, divergence.
 
 The CLI tests run on a small synthetic CSV well written into tmp_path (800 samples at 0.1 m).
 """
@@ -27,7 +27,7 @@ from glassformer.training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 
 REPO = Path(__file__).resolve().parents[1]
 
-KW = dict(n_features=2, d_model=8, num_heads=2, d_ff=16, optimizer="adam", lr=1e-2, batch_size=8, epochs=10,
+KW = dict(d_model=8, num_heads=2, d_ff=16, optimizer="adam", lr=1e-2, batch_size=8, epochs=10,
           positional="sinusoidal", dropout=0.1, early_stopping_patience=4, validation_fraction=0.2,
           random_state=3, init="torch")
 
@@ -41,7 +41,7 @@ def _data(n=40, seq=8, seed=0):
 
 
 def _same_params(a, b):
-    sa, sb = a.state_dict(), b.state_dict()
+    sa, sb = a.network_.state_dict(), b.network_.state_dict()
     assert list(sa) == list(sb)
     for k in sa:
         np.testing.assert_array_equal(sa[k], sb[k], err_msg=k)
@@ -50,7 +50,7 @@ def _same_params(a, b):
 @pytest.fixture(scope="module")
 def reference():
     X, y = _data()
-    return SequenceRegressor(**KW).fit(X, y)
+    return SequenceRegressor.chapter_model(**KW).fit(X, y)
 
 
 def _signal_at_update(model, k, signum):
@@ -72,7 +72,7 @@ def test_signal_saves_checkpoint_and_resume_is_bit_identical(reference, tmp_path
     """4 updates per epoch: k=1 stops after the first update, 7 mid-epoch 1, 13 after the first of epoch 3."""
     X, y = _data()
     sentinel = signal.getsignal(signum)
-    m = SequenceRegressor(**KW)
+    m = SequenceRegressor.chapter_model(**KW)
     _signal_at_update(m, k, signum)
     with pytest.raises(TrainingInterrupted) as info:
         m.fit(X, y, checkpoint_dir=tmp_path / "ck")
@@ -87,7 +87,7 @@ def test_signal_saves_checkpoint_and_resume_is_bit_identical(reference, tmp_path
     assert ck.trainer_state["next_epoch"] == k // 4 and ck.trainer_state["batch"] == k % 4
     assert ck.trainer_state["global_step"] == k
     assert len(ck.trainer_state["batch_losses"]) == k % 4
-    resumed = SequenceRegressor(**KW).fit(X, y, resume_from=tmp_path / "ck")
+    resumed = SequenceRegressor.chapter_model(**KW).fit(X, y, resume_from=tmp_path / "ck")
     _same_params(resumed, reference)
     assert resumed.history_.train_loss == reference.history_.train_loss
     assert resumed.history_.val_loss == reference.history_.val_loss
@@ -99,25 +99,25 @@ def test_periodic_checkpoints_resume_through_early_stopping(tmp_path):
     """Every 2 epochs; a run resumed from an early checkpoint ends where early stopping ended the original."""
     X, y = _data(seed=1)
     kw = dict(KW, lr=5e-3, epochs=40, early_stopping_patience=3)
-    ref = SequenceRegressor(**kw).fit(X, y)
+    ref = SequenceRegressor.chapter_model(**kw).fit(X, y)
     assert ref.history_.stop_reason == "early_stopping"      # so the best-weights state matters
     assert (len(ref.history_), ref.history_.best_epoch) == (10, 6)
     seen = []
-    m = SequenceRegressor(**kw).fit(X, y, checkpoint_dir=tmp_path / "ck", checkpoint_every=2,
+    m = SequenceRegressor.chapter_model(**kw).fit(X, y, checkpoint_dir=tmp_path / "ck", checkpoint_every=2,
                                     callbacks=[lambda epoch, logs: seen.append(
                                         io.load_checkpoint(tmp_path / "ck").trainer_state["epoch"]
                                         if (tmp_path / "ck" / "checkpoint.json").exists() else None)])
     _same_params(m, ref)
     assert seen == [None, 1, 1, 3, 3, 5, 5, 7, 7, 9]
     # interrupted mid epoch 7, one epoch after the best: the best weights travel in the checkpoint
-    m1 = SequenceRegressor(**kw)
+    m1 = SequenceRegressor.chapter_model(**kw)
     _signal_at_update(m1, 30, signal.SIGINT)                # stops after update 30, the 2nd of epoch 7
     with pytest.raises(TrainingInterrupted):
         m1.fit(X, y, callbacks=[SaveCheckpoint(tmp_path / "ck2", every=2)])
     ts = io.load_checkpoint(tmp_path / "ck2").trainer_state
     assert (ts["next_epoch"], ts["batch"], ts["wait"], ts["history"]["best_epoch"]) == (7, 2, 0, 6)
     assert ts["best_params"] is not None
-    r = SequenceRegressor(**kw).fit(X, y, callbacks=[ResumeFrom(tmp_path / "ck2")])
+    r = SequenceRegressor.chapter_model(**kw).fit(X, y, callbacks=[ResumeFrom(tmp_path / "ck2")])
     _same_params(r, ref)
     assert r.history_.best_epoch == ref.history_.best_epoch and r.history_.stop_reason == "early_stopping"
 
@@ -125,15 +125,15 @@ def test_periodic_checkpoints_resume_through_early_stopping(tmp_path):
 def test_resume_refuses_a_checkpoint_of_another_run(tmp_path):
     X, y = _data()
     kw = dict(KW, epochs=2)
-    SequenceRegressor(**kw).fit(X, y, checkpoint_dir=tmp_path / "ck")
+    SequenceRegressor.chapter_model(**kw).fit(X, y, checkpoint_dir=tmp_path / "ck")
     with pytest.raises(ModelFileError, match=r"another run \(epochs: checkpoint 2, this run 3\)"):
-        SequenceRegressor(**dict(kw, epochs=3)).fit(X, y, resume_from=tmp_path / "ck")
+        SequenceRegressor.chapter_model(**dict(kw, epochs=3)).fit(X, y, resume_from=tmp_path / "ck")
     with pytest.raises(ModelFileError, match=r"n_rows: checkpoint 32, this run 24"):
-        SequenceRegressor(**kw).fit(X[:30], y[:30], resume_from=tmp_path / "ck")
+        SequenceRegressor.chapter_model(**kw).fit(X[:30], y[:30], resume_from=tmp_path / "ck")
     with pytest.raises(ModelFileError, match="does not fit this model"):
-        SequenceRegressor(**dict(kw, d_model=4, num_heads=1, d_ff=8)).fit(X, y, resume_from=tmp_path / "ck")
+        SequenceRegressor.chapter_model(**dict(kw, d_model=4, num_heads=1, d_ff=8)).fit(X, y, resume_from=tmp_path / "ck")
     with pytest.raises(ModelFileError, match="no checkpoint found"):
-        SequenceRegressor(**kw).fit(X, y, resume_from=tmp_path / "nothing")
+        SequenceRegressor.chapter_model(**kw).fit(X, y, resume_from=tmp_path / "nothing")
 
 
 def test_no_handlers_outside_the_main_thread_and_none_left_behind():
@@ -143,7 +143,7 @@ def test_no_handlers_outside_the_main_thread_and_none_left_behind():
 
     def work():
         try:
-            SequenceRegressor(**dict(KW, epochs=2, validation_fraction=None)).fit(X, y)
+            SequenceRegressor.chapter_model(**dict(KW, epochs=2, validation_fraction=None)).fit(X, y)
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -151,16 +151,16 @@ def test_no_handlers_outside_the_main_thread_and_none_left_behind():
     t.start()
     t.join()
     assert errors == []
-    SequenceRegressor(**dict(KW, epochs=1)).fit(X, y)
+    SequenceRegressor.chapter_model(**dict(KW, epochs=1)).fit(X, y)
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
 
 
 def test_regressor_save_killed_halfway_keeps_the_previous_model(tmp_path, monkeypatch):
     X, y = _data(n=10)
-    m = SequenceRegressor(**dict(KW, epochs=1)).fit(X, y)
+    m = SequenceRegressor.chapter_model(**dict(KW, epochs=1)).fit(X, y)
     m.save(tmp_path / "m")
     before = {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir()}
-    m2 = SequenceRegressor(**dict(KW, epochs=2)).fit(X, y)
+    m2 = SequenceRegressor.chapter_model(**dict(KW, epochs=2)).fit(X, y)
     real = io.np.lib.format.write_array
     calls = []
 
@@ -272,12 +272,13 @@ def test_cli_divergence_exits_2_names_the_layer_and_keeps_the_last_good_model(we
     assert rc == 2 and len(err) == 1, err
     assert "training diverged at epoch 0" in err[0] and "non-finite values first produced by encoder.layers.0" in err[0]
     assert f"The last good model was saved to {run / 'model'}" in err[0]
-    from glassformer.demos.common import WellPipeline
+    from glassformer.wells import WellModel
 
-    pipe = WellPipeline.load(run)                            # usable by `glassformer predict`
-    fresh = SequenceRegressor(**{**pipe.model.get_params(), "warm_start": False})
-    _same_params(pipe.model, fresh)                          # diverged in epoch 0: the initial weights
-    assert pipe.model.history_.stop_reason == "diverged"
+    wm = WellModel.load(run)                            # usable by `glassformer predict`
+    fresh = SequenceRegressor.chapter_model(**{**wm.model_.get_params(), "warm_start": False})
+    fresh.build_network(wm.model_.n_features_in_)
+    _same_params(wm.model_, fresh)                          # diverged in epoch 0: the initial weights
+    assert wm.model_.history_.stop_reason == "diverged"
     out = tmp_path / "pred.csv"
     assert main(["predict", "--model", str(run), "--data", str(well_csv), "--out", str(out)]) == 0
     assert np.isfinite(pd.read_csv(out)["KLOGH_PRED"].dropna()).all()
@@ -285,11 +286,13 @@ def test_cli_divergence_exits_2_names_the_layer_and_keeps_the_last_good_model(we
 
 def test_divergence_error_names_first_layer_and_tensor():
     X, y = _data(n=16)
-    m = SequenceRegressor(**dict(KW, lr=1e300, epochs=3, validation_fraction=None, dropout=0.0))
+    m = SequenceRegressor.chapter_model(**dict(KW, lr=1e300, epochs=3, validation_fraction=None, dropout=0.0))
     with pytest.raises(DivergenceError, match=r"diverged at epoch 0 .*encoder\.layers\.0\.\S+ \(\w+\): output") as info:
         m.fit(X, y)
     assert info.value.epoch == 0 and info.value.where.startswith("encoder.layers.0.")
-    _same_params(m, SequenceRegressor(**dict(KW, lr=1e300, epochs=3, validation_fraction=None, dropout=0.0)))
+    initial = SequenceRegressor.chapter_model(**dict(KW, lr=1e300, epochs=3, validation_fraction=None, dropout=0.0))
+    initial.build_network(2)
+    _same_params(m, initial)
 
 
 def test_cli_finite_runaway_exits_2_and_keeps_the_last_good_model(well_csv, tmp_path, capsys):
@@ -303,13 +306,15 @@ def test_cli_finite_runaway_exits_2_and_keeps_the_last_good_model(well_csv, tmp_
     assert "training diverged at epoch " in err[0] and "exceeds 10000 x the initial loss" in err[0]
     assert "lower the learning rate (lr / --lr)" in err[0] and "grad_clip" not in err[0]
     assert f"The last good model was saved to {run / 'model'}" in err[0]
-    from glassformer.demos.common import WellPipeline
+    from glassformer.wells import WellModel
 
-    pipe = WellPipeline.load(run)
-    hist = pipe.model.history_
+    wm = WellModel.load(run)
+    hist = wm.model_.history_
     assert hist.stop_reason == "diverged" and all(v <= 1e4 * 10 for v in hist.train_loss)
     if "start of training" in err[0]:                        # epoch 0 or 1 ran away: the initial weights
-        _same_params(pipe.model, SequenceRegressor(**{**pipe.model.get_params(), "warm_start": False}))
+        fresh = SequenceRegressor.chapter_model(**{**wm.model_.get_params(), "warm_start": False})
+        fresh.build_network(wm.model_.n_features_in_)
+        _same_params(wm.model_, fresh)
     out = tmp_path / "pred.csv"
     assert main(["predict", "--model", str(run), "--data", str(well_csv), "--out", str(out)]) == 0
     assert np.isfinite(pd.read_csv(out)["KLOGH_PRED"].dropna()).all()
@@ -317,7 +322,7 @@ def test_cli_finite_runaway_exits_2_and_keeps_the_last_good_model(well_csv, tmp_
 
 def test_checkpoint_keeps_the_growth_guards_reference_loss(tmp_path):
     X, y = _data()
-    m = SequenceRegressor(**dict(KW, epochs=2))
+    m = SequenceRegressor.chapter_model(**dict(KW, epochs=2))
     orig, losses = m._train_step, []
     m._train_step = lambda batch: losses.append(float(orig(batch))) or losses[-1]
     m.fit(X, y, checkpoint_dir=tmp_path / "ck")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from glassformer.baselines import regression_metrics
+from glassformer.wells import regression_metrics
 from glassformer.errors import InputError, ShapeError
 from glassformer.models import SequenceRegressor
 from glassformer.nn.positional import SinusoidalPositionalEncoding, WavelengthPositionalEncoding
@@ -79,7 +79,8 @@ def test_table_rows_are_complete_and_finite(result):
 def test_row_equals_a_model_trained_by_hand(data, result):
     """The table's numbers are exactly those of the candidate trained on train, scored on validation."""
     Xtr, ytr, ptr, Xv, yv, pv = data
-    model = SequenceRegressor(d_model=4, positional="wavelengths", positional_options={"wavelengths": [PERIOD, 40.0]},
+    model = SequenceRegressor.chapter_model(d_model=4, positional="wavelengths",
+                                            positional_options={"wavelengths": [PERIOD, 40.0]},
                               random_state=0, **PARAMS).fit(Xtr, ytr, ptr)
     m = regression_metrics(yv, model.predict(Xv, pv)[..., 0])
     for key in ("rmse", "mae", "r2"):

@@ -29,7 +29,9 @@ __all__ = [
     "VOLVE_WELLS",
     "VolveWell",
     "data_root",
+    "is_volve",
     "read_volve",
+    "volve_available",
     "volve_path",
 ]
 
@@ -37,7 +39,7 @@ __all__ = [
 DATA_ENV_VAR = "GLASSFORMER_DATA"
 
 #: Credit line required wherever these data, or results derived from them, appear
-#: (from shared/data/real/README.md; check Equinor's current licence terms before publishing).
+#: (check Equinor's current licence terms before publishing).
 ATTRIBUTION = (
     "Data: Volve field data set, courtesy of Equinor and the Volve licence partners, released "
     "under the Equinor Open Data Licence. https://www.equinor.com/energy/volve-data-sharing — "
@@ -137,3 +139,19 @@ def read_volve(key: str, root=None) -> WellLog:
     if VOLVE_WELLS[key].kind == "core":
         return read_well(path, units=_CORE_UNITS, name=VOLVE_WELLS[key].well)
     return read_well(path)
+
+
+def volve_available(root=None) -> bool:
+    """True when the three Volve F-well files can be found under the data root."""
+    try:
+        for key in ("F-11B", "F-1B", "F-1A"):
+            volve_path(key, root)
+    except DataFileError:
+        return False
+    return True
+
+
+def is_volve(log: WellLog) -> bool:
+    """True when ``log`` looks like a Volve well (name 15/9-..., or a file from the Volve data set),
+    so that outputs derived from it carry :data:`ATTRIBUTION`."""
+    return "volve" in (log.source + log.name).lower() or "15/9" in log.name or "15_9" in log.source

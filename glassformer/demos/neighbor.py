@@ -26,18 +26,17 @@ from typing import Callable
 
 import numpy as np
 
-from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
-from ..data.synthetic import neighbor_dataset, split_by_sequence
-from ..models import SequenceRegressor
-from ..training import PrintLoss
 import time
 
-from ..models import LSTMRegressor
-from .common import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
+from ..data.synthetic import neighbor_dataset, split_by_sequence
+from ..models import LSTMRegressor, SequenceRegressor
+from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
+from ..training import PrintLoss
+from ..wells import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 
 #: The LSTM of the comparison (about the transformer's size).
 LSTM_PARAMS = dict(hidden_size=4, bidirectional=True, optimizer="adam", lr=1e-2, batch_size=32, epochs=100,
-                   grad_clip=1.0, random_state=42)
+                   grad_clip=1.0, early_stopping_patience=None, validation_fraction=None, random_state=42)
 
 POSITIONS = np.arange(1, 8, dtype=np.float64)
 
@@ -57,7 +56,7 @@ def prepare_data():
 def train(epochs: int = 1000, *, print_every: int | None = 20, echo: Callable = print, progress: bool = False):
     """Train the seed's model on the seed's split; returns ``(model, X_train, y_train, X_test, y_test)``."""
     Xtr, ytr, Xte, yte = prepare_data()
-    model = SequenceRegressor(epochs=epochs, batch_size=32, lr=0.3, progress=progress)
+    model = SequenceRegressor.chapter_model(epochs=epochs, batch_size=32, lr=0.3, progress=progress)
     cbs = [PrintLoss(print_every, "Epoch {epoch1:4d}/{epochs} | Mean batch MSE: {loss:.6f}", offset=1, echo=echo)] \
         if print_every else []
     model.fit(Xtr, ytr, POSITIONS, callbacks=cbs)
@@ -96,7 +95,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     lstm = LSTMRegressor(**dict(LSTM_PARAMS, **({"epochs": lstm_epochs} if lstm_epochs else {}))).fit(Xtr, ytr)
     lstm_seconds = time.perf_counter() - t0
     lstm_pred = lstm.predict(Xte)
-    echo(f"LSTM (bidirectional, {lstm.num_parameters()} parameters) held-out MSE: "
+    echo(f"LSTM (bidirectional, {lstm.network_.num_parameters()} parameters) held-out MSE: "
          f"{float(np.mean((lstm_pred - yte) ** 2)):.6f}")
     pred = model.predict(Xte, POSITIONS)
     test_mse = float(np.mean((pred - yte) ** 2))
@@ -125,9 +124,9 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
                       "same-depth linear transform": regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
                       "training mean": regression_metrics(flat_t, np.full_like(flat_t, mean.mean_))},
         "comparison": {"split": "held-out test sequences (200)", "seeds": [42], "table": {
-            "transformer": {**regression_metrics(flat_t, pred.ravel()), "parameters": model.num_parameters(),
+            "transformer": {**regression_metrics(flat_t, pred.ravel()), "parameters": model.network_.num_parameters(),
                             "train_s": tf_seconds},
-            "LSTM": {**regression_metrics(flat_t, lstm_pred.ravel()), "parameters": lstm.num_parameters(),
+            "LSTM": {**regression_metrics(flat_t, lstm_pred.ravel()), "parameters": lstm.network_.num_parameters(),
                      "train_s": lstm_seconds},
             "same-depth linear transform": {**regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
                                             "parameters": 2},

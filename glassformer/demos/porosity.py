@@ -3,7 +3,7 @@
 Data (seed 000): porosity 13, 11, 9, 9, 10, 8, 7 % and permeability 122, 110, 67, 55, 72, 40,
 45 mD at depths 1-7 m; porosity 7.5, 9.3, 9.1, 8.5, 7.3, 7.8, 7.5 % at depths 8-14 m, where
 permeability is unknown.  Min-max scaling is fitted on depths 1-7 only.  The model is the seed's
-(``SequenceRegressor()`` defaults: d_model 4, one head, d_ff 16, post-norm, positional encoding
+(``SequenceRegressor.chapter_model()``: d_model 4, one head, d_ff 16, post-norm, positional encoding
 ``[sin t, cos t, sin t/100, cos t/100]`` at t = depth in m, seed initialisation) trained by
 full-batch gradient descent, lr 0.01, 30,000 epochs.  The printed MSE reproduces the seed:
 0.151969 (epoch 0), 0.006728 (2,000), ..., 0.000011 (14,000).
@@ -33,18 +33,18 @@ from typing import Callable
 
 import numpy as np
 
-from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
-from ..data.scaling import MinMaxScaler
 import time
 
+from ..data.scaling import MinMaxScaler
 from ..models import LSTMRegressor, SequenceRegressor
+from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..training import PrintLoss
-from .common import (format_comparison_table, prepare_run_dir, summarise_runs, write_csv, write_figures, write_json,
-                     write_trace_figures)
+from ..wells import (PorosityPermeabilityTransform, TrainingMean, format_comparison_table, regression_metrics,
+                     summarise_runs)
 
 #: The LSTM of the comparison: the transformer's size (233 vs 237 parameters), bidirectional.
 LSTM_PARAMS = dict(hidden_size=4, bidirectional=True, optimizer="adam", lr=1e-2, batch_size=None, epochs=3000,
-                   grad_clip=1.0)
+                   grad_clip=1.0, early_stopping_patience=None, validation_fraction=None)
 #: Depth intervals shaded on the figures (m): samples 1-7 train, 8-14 forecast.
 INTERVALS = {"train": (0.5, 7.5), "forecast": (7.5, 14.5)}
 
@@ -73,7 +73,7 @@ def train(epochs: int = 30000, *, print_every: int | None = 2000, echo: Callable
           random_state: int = 42) -> tuple:
     """Train the seed's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``."""
     x, y, xf, xs, ys = prepare_data()
-    model = SequenceRegressor(epochs=epochs, random_state=random_state)
+    model = SequenceRegressor.chapter_model(epochs=epochs, random_state=random_state)
     cbs = [PrintLoss(print_every, "Epoch {epoch:5d} | MSE: {loss:.6f}", echo=echo)] if print_every else []
     model.fit(x, y, DEPTH, callbacks=cbs)
     return model, x, y, xf, xs, ys
@@ -100,7 +100,7 @@ def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int 
             first=None, echo: Callable = print) -> tuple:
     """Fit every model once per seed on the 7 training depths.
 
-    Returns ``(runs, models)``: the per-seed records for :func:`~glassformer.demos.common.summarise_runs`
+    Returns ``(runs, models)``: the per-seed records for :func:`~glassformer.wells.summarise_runs`
     (split ``"train"``: the training interval) and the first seed's fitted ``{"transformer", "LSTM"}``.
     ``first``: an already trained transformer for ``seeds[0]`` (with its fit time in ``first.fit_s_``).
     """
@@ -112,7 +112,7 @@ def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int 
             tf, seconds["transformer"] = first, first.fit_s_
         else:
             t0 = time.perf_counter()
-            tf = SequenceRegressor(epochs=epochs, random_state=seed).fit(x, y, DEPTH)
+            tf = SequenceRegressor.chapter_model(epochs=epochs, random_state=seed).fit(x, y, DEPTH)
             seconds["transformer"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         lstm = train_lstm(x, y, random_state=seed, epochs=lstm_epochs)
@@ -127,7 +127,7 @@ def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int 
                  "porosity-permeability transform": ppt.predict(POROSITY), "training mean": mean.predict(POROSITY)}
         runs.append({"seed": seed, "metrics": {"train": {k: regression_metrics(PERMEABILITY, v)
                                                          for k, v in preds.items()}},
-                     "parameters": {"transformer": tf.num_parameters(), "LSTM": lstm.num_parameters(),
+                     "parameters": {"transformer": tf.network_.num_parameters(), "LSTM": lstm.network_.num_parameters(),
                                     "porosity-permeability transform": 2, "training mean": 1},
                      "seconds": seconds,
                      "forecast_mD": {"transformer": to_mD(tf.predict(xf, DEPTH_FORECAST)),

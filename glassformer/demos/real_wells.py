@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import Callable
 
 from ..data.volve import ATTRIBUTION, F11B_FORECAST_M, F11B_TRAIN_M, read_volve
-from .common import WellPipeline, run_well_experiment, write_json
-from .synthetic_wells import WELL_LSTM, WELL_MODEL
+from ..models import LSTMRegressor, SequenceRegressor
+from ..runs import write_json
+from ..wells import WellModel, run_well_experiment
 
 INPUTS = ["PHIF", "VSH", "SW"]
 TARGET = "KLOGH"
 
 
-def _pipe(epochs: int, window: int, lstm: bool = True) -> WellPipeline:
-    return WellPipeline(INPUTS, TARGET, log_target=True, window=window, stride=window // 2, positions="index",
-                        model_params=dict(WELL_MODEL, epochs=epochs),
-                        lstm_params=dict(WELL_LSTM, epochs=epochs) if lstm else None)
+def _well_model(epochs: int, window: int, lstm: bool = True) -> WellModel:
+    return WellModel(INPUTS, TARGET, window=window, model=SequenceRegressor(epochs=epochs),
+                     lstm=LSTMRegressor(epochs=epochs) if lstm else None)
 
 
 def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32, root=None, seeds=(42,),
@@ -47,13 +47,13 @@ def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32
     train = f11b.interval(*F11B_TRAIN_M)
     test = f11b.interval(F11B_FORECAST_M[0] + step / 2, F11B_FORECAST_M[1])   # 4300.0 m belongs to training
     results["f11b-depth-split"] = run_well_experiment(
-        out / "f11b-depth-split", [train], [test], _pipe(epochs, window, lstm), seeds=seeds,
+        out / "f11b-depth-split", [train], [test], _well_model(epochs, window, lstm), seeds=seeds,
         title="15/9-F-11 B depth split", echo=echo, attribution=ATTRIBUTION, boundary=F11B_TRAIN_M[1],
         config={"demo": "real-wells", "experiment": "f11b-depth-split", "train_m": F11B_TRAIN_M,
                 "forecast_m": F11B_FORECAST_M})
     echo("Real wells, experiment 2: train 15/9-F-11 B + 15/9-F-1 B, test 15/9-F-1 A")
     results["across-wells"] = run_well_experiment(
-        out / "across-wells", [f11b, f1b], [f1a], _pipe(epochs, window, lstm), seeds=seeds,
+        out / "across-wells", [f11b, f1b], [f1a], _well_model(epochs, window, lstm), seeds=seeds,
         title="Across wells (test 15/9-F-1 A)", echo=echo, attribution=ATTRIBUTION,
         config={"demo": "real-wells", "experiment": "across-wells"})
     # The parent folder gets both comparison tables and a report linking nothing external.

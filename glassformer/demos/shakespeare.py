@@ -81,7 +81,8 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     in chunks: each chunk is generated with the key/value cache from the last ``block_size // 2``
     characters of the text so far.
     """
-    from .common import demo_settings, prepare_run_dir
+    from ..runs import prepare_run_dir
+    from .common import demo_settings
     from .translate import limit_blas_threads
 
     cfg = demo_settings("run_shakespeare", quick, QUICK, FULL, overrides)
@@ -94,7 +95,7 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
 def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> dict:
     from ..io import atomic_write_text
     from ..plots import plot_cross_attention, plot_loss, save_figure
-    from .common import write_json
+    from ..runs import write_json
 
     t_start = time.perf_counter()
     text = load_shakespeare(data_path)

@@ -19,17 +19,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..data.synthetic import split_by_sequence, synthetic_wells
-from .common import WellPipeline, run_well_experiment
-
-#: Default transformer for well logs (small enough to train in seconds on 2 cores).
-WELL_MODEL = dict(d_model=16, num_heads=2, d_ff=32, num_layers=1, positional="sinusoidal", attn_out_proj=True,
-                  init="torch", optimizer="adam", lr=3e-3, batch_size=32, grad_clip=1.0,
-                  validation_fraction=0.1, early_stopping_patience=5, random_state=42)
-
-#: The LSTM it is compared with: bidirectional (a log has no arrow of time), hidden size 16 per
-#: direction, trained by the same Adam / batch / clipping / early-stopping settings.
-WELL_LSTM = dict(hidden_size=16, num_layers=1, bidirectional=True, optimizer="adam", lr=3e-3, batch_size=32,
-                 grad_clip=1.0, validation_fraction=0.1, early_stopping_patience=5, random_state=42)
+from ..models import LSTMRegressor, SequenceRegressor
+from ..wells import WellModel, run_well_experiment
 
 #: Seeds of the comparison (initialisation, shuffling, validation split of both networks).
 SEEDS = (42, 0, 1)
@@ -43,9 +34,8 @@ def run(out="glassformer_runs/synthetic-wells", *, epochs: int = 30, n_wells: in
     tr, te = split_by_sequence(len(wells), 0.8, seed=42)
     train_logs = [wells[i] for i in sorted(tr)]
     test_logs = [wells[i] for i in sorted(te)]
-    pipe = WellPipeline(["PHI", "VSH"], "PERM", log_target=True, window=window, stride=window // 2,
-                        positions="index", model_params=dict(WELL_MODEL, epochs=epochs),
-                        lstm_params=dict(WELL_LSTM, epochs=epochs) if lstm else None)
-    return run_well_experiment(out, train_logs, test_logs, pipe, title="Synthetic wells (80 train / 20 test)",
+    wm = WellModel(["PHI", "VSH"], "PERM", window=window, model=SequenceRegressor(epochs=epochs),
+                   lstm=LSTMRegressor(epochs=epochs) if lstm else None)
+    return run_well_experiment(out, train_logs, test_logs, wm, title="Synthetic wells (80 train / 20 test)",
                                echo=echo, seeds=seeds, config={"demo": "synthetic-wells", "generator": "synthetic_wells(seed=13)",
                                                   "split": "split_by_sequence(n, 0.8, seed=42)"})

@@ -218,7 +218,8 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     dict: ``bleu_greedy``, ``bleu_beam``, ``bleu_copy_source``, ``bleu_untrained_greedy``, final losses,
     sizes and timings (also written to ``metrics.json``).
     """
-    from .common import demo_settings, prepare_run_dir
+    from ..runs import prepare_run_dir
+    from .common import demo_settings
 
     cfg = demo_settings("run_translate", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
@@ -229,7 +230,7 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
 def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dict:
     from ..io import atomic_write_text
     from ..plots import plot_loss, save_figure
-    from .common import write_json
+    from ..runs import write_json
 
     t_start = time.perf_counter()
     data = prepare_translation(n_train=cfg["n_train"], max_vocab=cfg["max_vocab"], seed=seed, path=data_path)

@@ -23,14 +23,14 @@ from typing import Callable
 
 import numpy as np
 
-from ..baselines import regression_metrics
 from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
 from ..data.windows import make_windows
 from ..models import SequenceRegressor
 from ..nn.positional import SEED_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
-from .common import prepare_run_dir, write_figures, write_json
+from ..runs import prepare_run_dir, write_figures, write_json
+from ..wells import regression_metrics
 from ..report import write_report
 
 CYCLE_M = 5.0          # period of the constructed overprint (m): the "right" wavelength
@@ -79,9 +79,9 @@ def prepare_data(n_wells: int = 4):
 def _test_metrics(wavelengths, data, model_params: dict, seed: int) -> dict:
     Xtr, ytr, ztr = data["train"]
     Xte, yte, zte = data["test"]
-    model = SequenceRegressor(n_features=len(INPUTS), d_model=2 * len(wavelengths), positional="wavelengths",
-                              positional_options={"wavelengths": list(wavelengths)}, random_state=seed,
-                              **model_params).fit(Xtr, ytr, ztr)
+    model = SequenceRegressor.chapter_model(d_model=2 * len(wavelengths), positional="wavelengths",
+                                            positional_options={"wavelengths": list(wavelengths)},
+                                            random_state=seed, **model_params).fit(Xtr, ytr, ztr)
     return regression_metrics(yte, model.predict(Xte, zte))
 
 

@@ -1,14 +1,18 @@
 """Complete models built from the layers in :mod:`glassformer.nn`.
 
-- :class:`SequenceRegressor`: encoder-only per-position regressor (the well-log model).
-- :class:`LSTMRegressor`: the LSTM baseline with the same surface.
+- :class:`SequenceRegressor`: encoder-only per-position regressor (the well-log model), a
+  scikit-learn estimator whose ``network_`` is a :class:`TransformerRegressorNet`.
+- :class:`LSTMRegressor`: the LSTM it is compared with, the same estimator surface
+  (``network_``: :class:`LSTMRegressorNet`).
 - :class:`Seq2SeqTransformer`: encoder-decoder (translation).
 - :class:`DecoderOnlyLM`: GPT-style decoder-only language model with a KV cache.
 """
 
 from .lm import DecoderOnlyLM
 from .lstm_regressor import LSTMRegressor
-from .regressor import SequenceRegressor
+from .networks import LSTMRegressorNet, TransformerRegressorNet
+from .sequence_regressor import SequenceRegressor
 from .seq2seq import Seq2SeqTransformer
 
-__all__ = ["DecoderOnlyLM", "LSTMRegressor", "Seq2SeqTransformer", "SequenceRegressor"]
+__all__ = ["DecoderOnlyLM", "LSTMRegressor", "LSTMRegressorNet", "Seq2SeqTransformer", "SequenceRegressor",
+           "TransformerRegressorNet"]

@@ -22,9 +22,8 @@ The plain functions take arrays; the ``plot_trace_*`` wrappers take a model's tr
 y_hat), pick one layer and one sample, and call the plain functions.
 """
 
-# Constants and _new_figure stay reachable as glassformer.plots.X (demos/common.py draws with _new_figure).
-from ._common import MAX_LINE_COMPONENTS, MAX_MARKERS, _new_figure, save_figure  # noqa: F401
-from .logs import plot_comparison, plot_crossplot, plot_log_tracks, plot_prediction
+from ._common import MAX_LINE_COMPONENTS, MAX_MARKERS, save_figure  # noqa: F401
+from .logs import plot_comparison, plot_comparison_zoomed, plot_crossplot, plot_log_tracks, plot_prediction
 from .attention import plot_attention, plot_attention_heads, plot_cross_attention
 from .representations import (  # noqa: F401
     DEFAULT_STAGES, plot_embeddings, plot_positional_encoding, plot_qkv, plot_stages,
@@ -38,6 +37,7 @@ __all__ = [
     "STAGE_LABELS",
     "plot_ablation",
     "plot_attention",
+    "plot_comparison_zoomed",
     "plot_attention_heads",
     "plot_comparison",
     "plot_cross_attention",

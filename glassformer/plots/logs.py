@@ -8,10 +8,10 @@ import numpy as np
 
 from ..errors import InputError, ShapeError
 from ._common import (
-    _axes_grid, _boundary, _depth_label, _guess_unit, _invert_depth, _one_axes, _porosity_label,
+    _axes_grid, _boundary, _depth_label, _guess_unit, _invert_depth, _new_figure, _one_axes, _porosity_label,
     _shade_intervals, _style, _value_label, _vector, MAX_MARKERS)
 
-__all__ = ["plot_comparison", "plot_crossplot", "plot_log_tracks", "plot_prediction"]
+__all__ = ["plot_comparison", "plot_comparison_zoomed", "plot_crossplot", "plot_log_tracks", "plot_prediction"]
 
 
 def plot_log_tracks(depth, curves, *, units=None, intervals=None, porosity_unit="fraction", log_x=None,
@@ -200,3 +200,41 @@ def plot_comparison(depth, y_true, predictions, *, boundary=None, intervals=None
     ax.set_title(title or f"{quantity}: observed and predicted by each model")
     _invert_depth(ax, depth)
     return ax
+
+
+#: Above this many samples :func:`plot_comparison_zoomed` adds a zoomed panel (4,000-sample lines overlap).
+ZOOM_SAMPLES = 200
+
+
+def plot_comparison_zoomed(depth, y_true, predictions, *, boundary=None, quantity="Permeability", unit="mD",
+                           log_scale=False, depth_unit="m", title=""):
+    """:func:`plot_comparison` of every model against depth, plus a zoomed panel for a long log.
+
+    The zoom shows 300 samples (a fifth of the log if that is shorter, at least 60) from where
+    observed values begin below ``boundary``, so that individual predictions stay visible.
+    Logs of at most :data:`ZOOM_SAMPLES` samples get the single panel.  Returns the Figure (or the
+    Axes of the single panel).
+    """
+    depth = np.asarray(depth, dtype=float)
+    y_true = np.asarray(y_true, dtype=float)
+    kw = dict(quantity=quantity, unit=unit, log_scale=log_scale, depth_unit=depth_unit)
+    if len(depth) <= ZOOM_SAMPLES:
+        return plot_comparison(depth, y_true, predictions, boundary=boundary,
+                               title=f"{title} observed and predicted".strip(), **kw)
+    fig = _new_figure((11.0, 7.5))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+    plot_comparison(depth, y_true, predictions, boundary=boundary, ax=left, title=f"{title} all depths".strip(), **kw)
+    start = int(np.searchsorted(depth, boundary, side="right")) if boundary is not None else 0
+    # Begin where there is something to compare (logs often start with missing inputs or target).
+    seen = np.isfinite(y_true)
+    seen[:start] = False
+    start = int(np.argmax(seen)) if seen.any() else start
+    n_zoom = min(300, max(60, len(depth) // 5))
+    start = min(start, max(0, len(depth) - n_zoom))
+    sl = slice(start, start + n_zoom)
+    plot_comparison(depth[sl], y_true[sl], {k: np.asarray(v)[sl] for k, v in predictions.items()},
+                    boundary=boundary if boundary is not None and depth[sl][0] <= boundary else None, ax=right,
+                    title=f"zoom: {depth[sl][0]:g} to {depth[sl][-1]:g} {depth_unit}"
+                          + (" (start of the forecast)" if boundary is not None else ""), **kw)
+    left.get_legend().remove()
+    return fig

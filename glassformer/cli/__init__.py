@@ -1,8 +1,18 @@
-"""The ``glassformer`` command line.
+"""The ``glassformer`` command line: one small click module per command, each calling the library.
 
-Each sub-command lives in the module that owns its job and is registered here
-with ``cli.add_command``.  User errors (any :class:`~glassformer.errors.GlassformerError`,
-a missing file) exit with status 2 and one line on stderr; ``--debug`` shows the traceback.
+========  ==================================================================
+command   module
+========  ==================================================================
+demo      :mod:`.demo` (the demonstrations, found through an entry point)
+train     :mod:`.train`
+predict   :mod:`.predict`
+compare   :mod:`.compare`
+report    :func:`glassformer.report.report_command`
+check     :func:`glassformer.check.check_command`
+========  ==================================================================
+
+User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
+and one line on stderr; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -11,8 +21,8 @@ import sys
 
 import click
 
-from . import __version__
-from .errors import GlassformerError
+from .. import __version__
+from ..errors import GlassformerError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -61,10 +71,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _register_commands() -> None:
-    """Attach the sub-commands; each lives in the module that owns its job."""
-    from .check import check_command          # numerical self-checks (issue 4)
-    from .commands import compare, demo, predict, train   # the well-log jobs (issues 3, 6)
-    from .report import report_command        # HTML report of a run folder (issue 7)
+    from ..check import check_command
+    from ..report import report_command
+    from .compare import compare
+    from .demo import demo
+    from .predict import predict
+    from .train import train
 
     for command in (demo, train, predict, compare, report_command, check_command):
         cli.add_command(command)

@@ -1,5 +1,5 @@
 """LSTMRegressor: the regressor's surface (fit/predict/score/save/load/params), NaN-masked loss with a
-finite-difference check of its gradient, and learning on a lag problem (issue 6, item 2)."""
+finite-difference check of its gradient, and learning on a lag problem."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from glassformer import LSTMRegressor, SequenceRegressor
-from glassformer.errors import InputError, ModelFileError, NotReadyError, ShapeError
+from glassformer.errors import ModelFileError, NotReadyError, ShapeError
+from glassformer.losses import MSELoss
 
 
 def _lag_data(n=96, L=8, seed=0):
@@ -17,39 +18,47 @@ def _lag_data(n=96, L=8, seed=0):
     return x, y
 
 
+def _built(n_features=1, **kw) -> LSTMRegressor:
+    m = LSTMRegressor(**kw)
+    m.build_network(n_features)
+    return m
+
+
 def _eval_forward(m, X):
-    """The (possibly untrained) model's output as predict computes it: eval mode, no caches."""
-    was_training = m.training
-    m.eval()
+    """The (possibly untrained) network's output as predict computes it: eval mode, no caches."""
+    net = m.network_
+    was_training = net.training
+    net.eval()
     try:
-        with m.no_cache():
-            return m.forward(X)
+        with net.no_cache():
+            return net.forward(X)
     finally:
-        m.train(was_training)
+        net.train(was_training)
 
 
 def test_parameter_names_sizes_and_params_roundtrip():
-    m = LSTMRegressor(n_features=3, hidden_size=5)
-    names = list(m.state_dict())
+    m = _built(3, hidden_size=5)
+    names = list(m.network_.state_dict())
     assert names[:4] == ["lstm.weight_ih_l0", "lstm.weight_hh_l0", "lstm.bias_ih_l0", "lstm.bias_hh_l0"]
     assert "lstm.weight_ih_l0_reverse" in names and names[-2:] == ["head.weight", "head.bias"]
     # 2 directions x (4H x 3 + 4H x H + 2 x 4H) + head (1 x 2H + 1) with H = 5
-    assert m.num_parameters() == 2 * (20 * 3 + 20 * 5 + 40) + 11
-    assert LSTMRegressor(n_features=3, hidden_size=5, bidirectional=False).num_parameters() == 200 + 6
+    assert m.network_.num_parameters() == 2 * (20 * 3 + 20 * 5 + 40) + 11
+    assert _built(3, hidden_size=5, bidirectional=False).network_.num_parameters() == 200 + 6
     p = m.get_params()
     assert p["bidirectional"] is True and p["hidden_size"] == 5
     m.set_params(hidden_size=2)
-    assert m.head.weight.shape == (1, 4) and m.hidden_size == 2
-    with pytest.raises(InputError, match="unknown parameter"):
+    m.build_network(3)
+    assert m.network_.head.weight.shape == (1, 4) and m.hidden_size == 2
+    with pytest.raises(ValueError, match="Invalid parameter 'd_model'"):
         m.set_params(d_model=4)
 
 
 def test_same_seed_same_model_and_input_checks():
-    a, b = LSTMRegressor(random_state=3), LSTMRegressor(random_state=3)
-    for (k, v), w in zip(a.state_dict().items(), b.state_dict().values()):
+    a, b = _built(random_state=3), _built(random_state=3)
+    for (k, v), w in zip(a.network_.state_dict().items(), b.network_.state_dict().values()):
         np.testing.assert_array_equal(v, w, err_msg=k)
-    a.set_params(epochs=1).fit(np.zeros((2, 5, 1)), np.zeros((2, 5, 1)))
-    with pytest.raises(ShapeError, match="n_features=1"):
+    a.set_params(epochs=1, validation_fraction=None).fit(np.zeros((2, 5, 1)), np.zeros((2, 5, 1)))
+    with pytest.raises(ShapeError, match="n_features_in_=1"):
         a.predict(np.zeros((2, 5, 2)))
     with pytest.raises(ShapeError, match="y must have shape"):
         a.fit(np.zeros((2, 5, 1)), np.zeros((2, 4, 1)))
@@ -60,19 +69,21 @@ def test_masked_loss_and_its_gradient_match_finite_differences():
     X = rng.normal(size=(3, 5, 2))
     Y = rng.normal(size=(3, 5, 1))
     Y[0, 1, 0] = Y[2, 4, 0] = np.nan                  # gaps in the target
-    m = LSTMRegressor(n_features=2, hidden_size=3, num_layers=2, random_state=0)
+    m = _built(2, hidden_size=3, num_layers=2, random_state=0)
+    net, mse = m.network_, MSELoss()
     ok = ~np.isnan(Y)
 
     def masked_loss():
         pred = _eval_forward(m, X)
         return float(np.sum((pred[ok] - Y[ok]) ** 2) / ok.sum())
 
-    m.zero_grad()
-    loss = m._train_step((X, Y))
+    net.zero_grad()
+    loss = mse.forward(net(X), Y)                      # the training step's loss and backward
+    net.backward(mse.backward())
     assert loss == pytest.approx(masked_loss(), rel=1e-12)
     eps = 1e-6
     worst = 0.0
-    for name, p in m.named_parameters():
+    for name, p in net.named_parameters():
         for idx in [(0,) * p.data.ndim, tuple(s - 1 for s in p.data.shape)]:
             old = p.data[idx]
             p.data[idx] = old + eps
@@ -122,7 +133,7 @@ def test_save_load_roundtrip_and_kind(tmp_path):
     assert back.extra_ == {"note": "test"}
     with pytest.raises(ModelFileError, match="exists|overwrite"):
         m.save(tmp_path / "lstm")
-    SequenceRegressor(epochs=1).save(tmp_path / "tf")
+    SequenceRegressor.chapter_model(epochs=1).fit(x, y).save(tmp_path / "tf")
     with pytest.raises(ModelFileError, match="lstm_regressor"):
         LSTMRegressor.load(tmp_path / "tf")
     assert "LSTMRegressor(" in repr(back) and "parameters, fitted" in repr(back)
@@ -130,7 +141,7 @@ def test_save_load_roundtrip_and_kind(tmp_path):
 
 def test_predict_and_score_refuse_an_unfitted_model(tmp_path):
     x, y = _lag_data(n=6, L=4)
-    m = LSTMRegressor(hidden_size=2, epochs=1, random_state=0)
+    m = _built(hidden_size=2, epochs=1, random_state=0, validation_fraction=None)
     for call in (lambda: m.predict(x), lambda: m.score(x, y)):
         with pytest.raises(NotReadyError, match=r"LSTMRegressor\.(predict|score): the model is not fitted.*forward\(\)"):
             call()

@@ -1,4 +1,5 @@
-"""SequenceRegressor: the seed's model in PyTorch layouts, gradients, trace, inference, persistence."""
+"""SequenceRegressor: the chapter's model in PyTorch layouts, gradients, trace, inference, persistence,
+and scikit-learn's estimator contract."""
 
 from __future__ import annotations
 
@@ -23,8 +24,15 @@ SEED_KEYS = [
 ]
 
 
+def chapter(n_features: int = 1, n_targets: int = 1, **kw) -> SequenceRegressor:
+    """The chapter's model with its network built for ``n_features`` inputs (untrained)."""
+    m = SequenceRegressor.chapter_model(**kw)
+    m.build_network(n_features, n_targets)
+    return m
+
+
 def seed_draws():
-    """The seed's legacy draws, in its order, as (x @ W) matrices."""
+    """The chapter's legacy draws, in its order, as (x @ W) matrices."""
     rs = np.random.RandomState(42)
     names = [("W_e", (1, 4)), ("W_Q", (4, 4)), ("W_K", (4, 4)), ("W_V", (4, 4)), ("W_1", (4, 16)),
              ("W_2", (16, 4)), ("W_y", (4, 1))]
@@ -32,7 +40,7 @@ def seed_draws():
 
 
 def seed_forward(W, x, t):
-    """Seed 000's ``transformer_forward`` written out for one sequence x (7, 1) at positions t."""
+    """The chapter's forward pass written out for one sequence x (7, 1) at positions t."""
     E = x @ W["W_e"]
     P = np.column_stack([np.sin(t), np.cos(t), np.sin(t / 100.0), np.cos(t / 100.0)])
     Z = E + P
@@ -50,14 +58,15 @@ def seed_forward(W, x, t):
 
 
 def eval_forward(m, X, positions=None):
-    """The untrained model's output as predict would give it: forward in eval mode, no caches."""
-    was_training = m.training
-    m.eval()
+    """The network's output as predict would give it: forward in eval mode, no caches."""
+    net = m.network_
+    was_training = net.training
+    net.eval()
     try:
-        with m.no_cache():
-            return m.forward(X, positions)
+        with net.no_cache():
+            return net.forward(X, positions)
     finally:
-        m.train(was_training)
+        net.train(was_training)
 
 
 @pytest.fixture
@@ -66,12 +75,12 @@ def batch():
     return rng.random((5, 7, 1)), rng.random((5, 7, 1))
 
 
-def test_defaults_are_the_seed_model_with_pytorch_names():
-    m = SequenceRegressor()
-    assert list(m.state_dict()) == SEED_KEYS
-    assert m.num_parameters() == 4 + 4 + 48 + 12 + 64 + 16 + 64 + 4 + 16 + 4 + 1   # 237, no out_proj
+def test_the_chapter_preset_is_the_chapters_model_with_pytorch_names():
+    m = chapter()
+    assert list(m.network_.state_dict()) == SEED_KEYS
+    assert m.network_.num_parameters() == 4 + 4 + 48 + 12 + 64 + 16 + 64 + 4 + 16 + 4 + 1   # 237, no out_proj
     W = seed_draws()
-    sd = m.state_dict()
+    sd = m.network_.state_dict()
     np.testing.assert_array_equal(sd["embedding.linear.weight"], W["W_e"].T)
     np.testing.assert_array_equal(sd["encoder.layers.0.self_attn.in_proj_weight"],
                                   np.concatenate([W["W_Q"].T, W["W_K"].T, W["W_V"].T]))
@@ -87,7 +96,7 @@ def test_defaults_are_the_seed_model_with_pytorch_names():
 def test_forward_equals_the_seed_formulas(batch):
     X, _ = batch
     t = np.arange(1, 8, dtype=float)
-    m = SequenceRegressor()
+    m = chapter()
     got = eval_forward(m, X, t)
     W = seed_draws()
     for b in range(len(X)):
@@ -95,37 +104,37 @@ def test_forward_equals_the_seed_formulas(batch):
         np.testing.assert_allclose(got[b], want, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("kw", [
-    {},
-    {"num_heads": 2, "num_layers": 2, "attn_out_proj": True, "init": "torch", "d_model": 8, "n_features": 2,
-     "positional": "sinusoidal"},
-    {"norm_first": True, "positional": "learned", "positional_options": {"max_len": 10}, "init": "torch"},
-    {"positional": "rotary", "d_model": 8, "num_heads": 2, "init": "torch"},
+@pytest.mark.parametrize("n_features, kw", [
+    (1, {}),
+    (2, {"num_heads": 2, "num_layers": 2, "attn_out_proj": True, "init": "torch", "d_model": 8,
+         "positional": "sinusoidal"}),
+    (1, {"norm_first": True, "positional": "learned", "positional_options": {"max_len": 10}, "init": "torch"}),
+    (1, {"positional": "rotary", "d_model": 8, "num_heads": 2, "init": "torch"}),
 ])
-def test_gradients_match_finite_differences(kw):
-    m = SequenceRegressor(**kw)
+def test_gradients_match_finite_differences(n_features, kw):
+    m = chapter(n_features, **kw)
     rng = np.random.default_rng(0)
-    X = rng.random((3, 6, m.get_params()["n_features"]))
+    X = rng.random((3, 6, n_features))
     pos = np.arange(6, dtype=float) if kw.get("positional") == "learned" else rng.random((3, 6)) * 5
-    report = gradcheck(m, (X,), kwargs={"positions": pos})
+    report = gradcheck(m.network_, (X,), kwargs={"positions": pos})
     assert report.max_error < 1e-6, str(report)
 
 
 def test_predict_keeps_no_caches_and_is_eval_mode(batch):
     X, y = batch
-    m = SequenceRegressor(dropout=0.3, epochs=2)
+    m = SequenceRegressor.chapter_model(dropout=0.3, epochs=2)
     m.fit(X, y)
-    assert m.training                       # fit leaves the module in training mode
+    assert m.network_.training              # fit leaves the network in training mode
     p1 = m.predict(X)
     p2 = m.predict(X)
     np.testing.assert_array_equal(p1, p2)   # dropout off in predict
-    assert all(mod._cache is None for mod in m.modules())
-    assert m.training
+    assert all(mod._cache is None for mod in m.network_.modules())
+    assert m.network_.training
 
 
 def test_trace_symbols_shapes_and_consistency():
-    m = SequenceRegressor(n_features=2, d_model=8, num_heads=2, d_ff=12, num_layers=2, attn_out_proj=True,
-                          init="torch", positional="sinusoidal")
+    m = chapter(2, d_model=8, num_heads=2, d_ff=12, num_layers=2, attn_out_proj=True, init="torch",
+                positional="sinusoidal")
     X = np.random.default_rng(1).random((3, 5, 2))
     pos = np.arange(5.0)
     tr = m.trace(X, pos)
@@ -148,7 +157,7 @@ def test_trace_symbols_shapes_and_consistency():
         tr["E"][0, 0, 0] = 1.0            # read-only copies
     text = repr(tr)
     assert "layers.0.A" in text and "(3, 2, 5, 5)" in text
-    assert all(mod._cache is None for mod in m.modules())
+    assert all(mod._cache is None for mod in m.network_.modules())
     with pytest.raises(KeyError, match="available"):
         tr["nope"]
 
@@ -156,14 +165,14 @@ def test_trace_symbols_shapes_and_consistency():
 def test_trace_matches_the_seed_attention(batch):
     X, _ = batch
     t = np.arange(1, 8, dtype=float)
-    tr = SequenceRegressor().trace(X[:1], t)
+    tr = chapter().trace(X[:1], t)
     _, A = seed_forward(seed_draws(), X[0], t)
     np.testing.assert_allclose(tr["layers.0.A"][0, 0], A, rtol=1e-12)
 
 
 def test_predict_with_attention_reproduces_learned_attention(batch):
     X, _ = batch
-    m = SequenceRegressor(num_heads=2, attn_out_proj=True, init="torch")
+    m = chapter(num_heads=2, attn_out_proj=True, init="torch")
     A = m.trace(X).__getitem__("layers.0.A")
     np.testing.assert_allclose(m.predict_with_attention(X, None, A), eval_forward(m, X), rtol=1e-12, atol=1e-14)
     uni = m.predict_with_attention(X, None, np.full((7, 7), 1 / 7))
@@ -174,8 +183,8 @@ def test_predict_with_attention_reproduces_learned_attention(batch):
 
 def test_save_load_round_trip(tmp_path, batch):
     X, y = batch
-    m = SequenceRegressor(num_heads=2, epochs=3, optimizer="adam", lr=1e-2, positional="learned",
-                          positional_options={"max_len": 16}, init="torch")
+    m = SequenceRegressor.chapter_model(num_heads=2, epochs=3, optimizer="adam", lr=1e-2, positional="learned",
+                                        positional_options={"max_len": 16}, init="torch")
     m.fit(X, y)
     m.save(tmp_path / "m")
     assert {p.name for p in (tmp_path / "m").iterdir()} >= {"model.npz", "model.json"}
@@ -187,78 +196,84 @@ def test_save_load_round_trip(tmp_path, batch):
     with pytest.raises(ModelFileError):
         m.save(tmp_path / "m")                       # no silent overwrite
     meta = json.loads((tmp_path / "m" / "model.json").read_text())
-    assert meta["config"]["format_version"] == 1
+    assert meta["config"]["format_version"] == 2
+    assert meta["config"]["n_features_in"] == 1 and meta["config"]["n_targets"] == 1
 
 
 def test_load_refuses_other_versions(tmp_path):
     from glassformer import io
 
-    m = SequenceRegressor()
-    io.save_model(tmp_path / "v", dict(m.state_dict()), {"format_version": 99, "params": m.get_params()},
+    m = chapter()
+    io.save_model(tmp_path / "v", dict(m.network_.state_dict()), {"format_version": 99, "params": m.get_params()},
                   kind="glassformer.SequenceRegressor")
     with pytest.raises(ModelFileError, match="format_version 99"):
         SequenceRegressor.load(tmp_path / "v")
-    io.save_model(tmp_path / "k", dict(m.state_dict()), {"format_version": 1}, kind="Other")
+    io.save_model(tmp_path / "k", dict(m.network_.state_dict()), {"format_version": 1}, kind="Other")
     with pytest.raises(ModelFileError, match="Other"):
         SequenceRegressor.load(tmp_path / "k")
 
 
-def test_get_set_params_and_repr():
-    m = SequenceRegressor()
+def test_get_set_params_and_repr(batch):
+    X, y = batch
+    m = SequenceRegressor.chapter_model(epochs=1)
     p = m.get_params()
-    assert p["d_model"] == 4 and p["positional"] == "seed" and p["optimizer"] == "sgd"
+    assert p["d_model"] == 4 and p["positional"] == "chapter" and p["optimizer"] == "sgd"
+    m.fit(X, y)
     m.set_params(lr=0.5)
-    assert m.lr == 0.5 and m.num_parameters() == 237      # training settings: no rebuild
+    assert m.lr == 0.5 and m.network_.num_parameters() == 237      # set_params only stores
     m.set_params(d_model=8, num_heads=2, positional="sinusoidal")
-    assert m.state_dict()["head.weight"].shape == (1, 8)
-    with pytest.raises(InputError, match="unknown parameter"):
+    assert m.network_.state_dict()["head.weight"].shape == (1, 4)  # the fitted network is unchanged ...
+    m.fit(X, y)
+    assert m.network_.state_dict()["head.weight"].shape == (1, 8)  # ... until the next fit builds the new one
+    with pytest.raises(ValueError, match="Invalid parameter 'dmodel'"):
         m.set_params(dmodel=3)
     text = repr(m)
-    assert text.startswith("SequenceRegressor(") and "d_model=8" in text and "parameters" in text
-    assert repr(SequenceRegressor()).startswith("SequenceRegressor()")
+    assert text.startswith("SequenceRegressor(") and "d_model=8" in text and "parameters, fitted" in text
+    assert repr(SequenceRegressor()) == "SequenceRegressor()"
 
 
 def test_input_errors_name_the_problem(batch):
     X, y = batch
-    m = SequenceRegressor(epochs=1).fit(X, y)
-    with pytest.raises(ShapeError, match="n_features=1"):
+    m = SequenceRegressor.chapter_model(epochs=1).fit(X, y)
+    with pytest.raises(ShapeError, match="n_features_in_=1"):
         m.predict(np.zeros((2, 7, 3)))
     with pytest.raises(ShapeError, match="positions"):
         m.predict(X, np.arange(3))
     with pytest.raises(ShapeError, match="y must have shape"):
         m.fit(X, y[:, :5])
-    with pytest.raises(InputError):
-        SequenceRegressor(d_model=6, num_heads=4)
+    bad = SequenceRegressor(d_model=6, num_heads=4)       # stored as given; refused where it is used
+    with pytest.raises(InputError, match=r"d_model \(6\) must be divisible by num_heads \(4\)"):
+        bad.fit(X, y)
 
 
 def test_nan_targets_are_masked_and_score(batch):
     X, y = batch
     y = y.copy()
     y[0, :3] = np.nan
-    m = SequenceRegressor(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
+    m = SequenceRegressor.chapter_model(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
     m.fit(X, y)
     assert np.isfinite(m.history_.train_loss).all()
     pred = m.predict(X)
     ok = np.isfinite(y)
     r2 = 1 - np.sum((y[ok] - pred[ok]) ** 2) / np.sum((y[ok] - y[ok].mean()) ** 2)
     assert m.score(X, y) == pytest.approx(r2)
-    m2 = SequenceRegressor(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
+    m2 = SequenceRegressor.chapter_model(epochs=50, optimizer="adam", lr=0.01, batch_size=2)
     m2.fit(X, np.where(ok, y, 123.0))          # a filled value would change training
     assert not np.allclose(m2.predict(X), pred)
 
 
 def test_float32_model_stays_float32(batch):
     X, y = batch
-    m = SequenceRegressor(dtype="float32", epochs=3)
+    m = SequenceRegressor.chapter_model(dtype="float32", epochs=3)
     m.fit(X, y)
     assert m.predict(X).dtype == np.float32
-    assert all(p.data.dtype == np.float32 for p in m.parameters())
+    assert all(p.data.dtype == np.float32 for p in m.network_.parameters())
 
 
 def test_explicit_validation_data_and_per_window_positions(batch):
     X, y = batch
     pos = np.arange(35, dtype=float).reshape(5, 7) * 0.1 + 3000.0      # depths in metres
-    m = SequenceRegressor(epochs=3, optimizer="adam", lr=0.01, positional="sinusoidal", d_model=4)
+    m = SequenceRegressor.chapter_model(epochs=3, optimizer="adam", lr=0.01, positional="sinusoidal", d_model=4)
     m.fit(X[:4], y[:4], pos[:4], X_val=X[4:], y_val=y[4:], positions_val=pos[4:])
     want = float(np.mean((m.predict(X[4:], pos[4:]) - y[4:]) ** 2))
     assert m.history_.val_loss[-1] == pytest.approx(want)
@@ -268,11 +283,19 @@ def test_explicit_validation_data_and_per_window_positions(batch):
 
 def test_predict_and_score_refuse_an_unfitted_model_but_inspection_works(tmp_path, batch):
     X, y = batch
-    m = SequenceRegressor(epochs=1)
+    m = SequenceRegressor.chapter_model(epochs=1)
     for call in (lambda: m.predict(X), lambda: m.score(X, y)):
-        with pytest.raises(NotReadyError, match=r"not fitted.*fit\(X, y\) or load\(\).*forward\(\).*trace\(\)"):
+        with pytest.raises(NotReadyError, match=r"not fitted.*fit\(X, y\) or load\(\).*build_network.*trace\(\)"):
             call()
-    # The inspection tools still run on the initial weights and agree with each other.
+    with pytest.raises(InputError, match="build_network"):
+        m.trace(X)
+    with pytest.raises(NotReadyError, match="nothing to save"):
+        m.save(tmp_path / "nothing")
+    # After build_network the inspection tools run on the initial weights and agree with each other.
+    m.build_network(1)
+    for call in (lambda: m.predict(X), lambda: m.score(X, y)):
+        with pytest.raises(NotReadyError, match="not fitted"):
+            call()
     out = eval_forward(m, X)
     np.testing.assert_array_equal(m.trace(X)["y_hat"], out)
     A = m.trace(X)["layers.0.A"]
@@ -287,7 +310,7 @@ def test_predict_and_score_refuse_an_unfitted_model_but_inspection_works(tmp_pat
 
 def test_load_accepts_a_run_folder_and_names_a_missing_path(tmp_path, batch):
     X, y = batch
-    m = SequenceRegressor(epochs=1).fit(X, y)
+    m = SequenceRegressor.chapter_model(epochs=1).fit(X, y)
     run = tmp_path / "run"
     m.save(run / "model")                      # the layout `glassformer train` writes
     (run / "config.json").write_text("{}")
@@ -304,7 +327,7 @@ def test_save_onto_an_existing_file_says_so(tmp_path):
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
     with pytest.raises(ModelFileError, match=r"afile is an existing file, not a folder"):
-        SequenceRegressor().save(afile)
+        chapter().save(afile)
     with pytest.raises(ModelFileError, match=r"afile is a file"):
-        SequenceRegressor().save(afile / "sub")
+        chapter().save(afile / "sub")
     assert afile.read_text() == "not a folder"

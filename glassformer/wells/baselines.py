@@ -1,12 +1,9 @@
-"""The simple baselines every well-log result is reported beside (../shared/DESIGN.md, "The
-well-log task"), and the metrics used to compare them.
+"""The simple baselines every well-log result is reported beside.
 
 * :class:`PorosityPermeabilityTransform` -- the field's poro-perm transform: a straight line
   fitted by least squares to ``log10 k`` against porosity, i.e. ``k = 10 ** (a + b * phi)``
-  (the semi-log porosity-permeability crossplot of core analysis; ../shared/DESIGN.md names it
-  as the baseline).
+  (the semi-log porosity-permeability crossplot of core analysis);
 * :class:`TrainingMean` -- predicts the mean of the training target everywhere.
-* :func:`regression_metrics` -- RMSE, MAE and R^2 over the pairs where both values are present.
 
 Gaps (NaN) are skipped, never filled; the regression itself is scikit-learn's ``LinearRegression``.
 """
@@ -15,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array
-from .errors import InputError, NotReadyError, ShapeError
+from .._validation import as_float_array
+from ..errors import InputError, NotReadyError, ShapeError
 
-__all__ = ["PorosityPermeabilityTransform", "TrainingMean", "regression_metrics"]
+__all__ = ["PorosityPermeabilityTransform", "TrainingMean"]
 
 
 def _column(X, feature: int, name: str, where: str) -> np.ndarray:
@@ -185,45 +182,3 @@ class TrainingMean:
 
     def __repr__(self) -> str:
         return f"TrainingMean(mean_={self.mean_:.6g})" if hasattr(self, "mean_") else "TrainingMean()"
-
-
-def regression_metrics(y_true, y_pred) -> dict:
-    """RMSE, MAE and R^2 over the pairs where neither value is NaN.
-
-    Parameters
-    ----------
-    y_true, y_pred : arrays of the same shape
-        Targets and predictions, in the same units (report which: mD or log10 mD).
-
-    Returns
-    -------
-    dict
-        ``{"rmse": float, "mae": float, "r2": float, "n": int}``; ``r2`` is NaN when fewer than
-        two pairs remain, and follows scikit-learn's ``r2_score`` otherwise (1 - SS_res / SS_tot;
-        for a constant ``y_true`` it is 1.0 for a perfect prediction, else 0.0).
-
-    Raises
-    ------
-    ShapeError
-        If the shapes differ.
-    InputError
-        If either holds inf (a diverged model should not be averaged away), or no pair is left.
-    """
-    where = "regression_metrics"
-    t = as_float_array(y_true, "y_true", where, dtype=np.float64, allow_nan=True)
-    p = as_float_array(y_pred, "y_pred", where, dtype=np.float64, allow_nan=True)
-    if t.shape != p.shape:
-        raise ShapeError(f"{where}: y_true has shape {t.shape} but y_pred has shape {p.shape}")
-    use = ~(np.isnan(t) | np.isnan(p))
-    n = int(use.sum())
-    if n == 0:
-        raise InputError(f"{where}: no position has both y_true and y_pred (all {t.size} pairs contain NaN)")
-    t, p = t[use], p[use]
-    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score   # lazy: slow import
-
-    return {
-        "rmse": float(np.sqrt(mean_squared_error(t, p))),
-        "mae": float(mean_absolute_error(t, p)),
-        "r2": float(r2_score(t, p)) if n >= 2 else float("nan"),
-        "n": n,
-    }

@@ -1,0 +1,146 @@
+"""What several commands parse the same way: intervals, curve lists, positional encodings.
+
+Units: intervals are ``TOP:BASE`` in the file's depth unit (metres for the Volve files);
+wavelengths are in position units (samples with ``--positions index``, the depth unit with
+``--positions depth``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from ..errors import InputError
+
+__all__ = ["GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "input_names", "parse_interval",
+           "positional_names", "positional_options"]
+
+
+def positional_names() -> list:
+    """Every ``--positional`` name: the additive encodings, then rotary."""
+    from ..nn.positional import POSITIONAL_ENCODINGS
+
+    return [*POSITIONAL_ENCODINGS, "rotary"]
+
+
+POSITIONAL_HELP = (f"Positional encoding: {', '.join(positional_names())}. 'wavelengths' needs --wavelengths; "
+                   "'learned' needs --positions index.")
+WAVELENGTHS_HELP = ("Wavelengths W1 W2 ... for --positional wavelengths, in position units (samples with --positions "
+                    "index, the file's depth unit, e.g. m, with --positions depth): one sine/cosine pair each")
+
+
+def parse_interval(text: str, option: str) -> tuple[float, float]:
+    """``"TOP:BASE"`` -> ``(top, base)`` floats with top < base.
+
+    Raises
+    ------
+    InputError
+        Not two finite numbers separated by a colon, or top >= base (the message names ``option``).
+    """
+    try:
+        a, b = (float(v) for v in str(text).split(":"))
+    except ValueError:
+        raise InputError(f"{option} must be TOP:BASE in the file's depth unit (e.g. 3351.6:4300), got {text!r}") \
+            from None
+    if not (math.isfinite(a) and math.isfinite(b)) or a >= b:
+        raise InputError(f"{option} must be TOP:BASE with TOP < BASE, got {text!r}")
+    return a, b
+
+
+def input_names(inputs) -> list:
+    """``--inputs`` values as a list of mnemonics (commas also separate).
+
+    Raises
+    ------
+    InputError
+        No mnemonic at all.
+    click.UsageError
+        A mnemonic given twice.
+    """
+    names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    if not names:
+        raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
+    unique = {}
+    for m in names:
+        unique.setdefault(m.upper(), m)
+    if len(unique) < len(names):
+        dup = next(m for i, m in enumerate(names) if m.upper() in {x.upper() for x in names[:i]})
+        raise click.UsageError(f"--inputs lists {dup} more than once; give each curve once, e.g. "
+                               f"--inputs {' '.join(unique.values())}")
+    return names
+
+
+def positional_options(positional: str, wavelengths, positions: str, window: int, d_model: int | None) -> dict:
+    """``positional_options`` for ``--positional`` (checked against ``--wavelengths`` and ``--positions``).
+
+    ``d_model=None`` (``compare``, which has no --d-model) skips the width check: the caller sets
+    d_model to 2 x the number of wavelengths.
+
+    Raises
+    ------
+    InputError
+        A combination that cannot work, named with the option that fixes it.
+    """
+    opts = {}
+    if positional == "learned":
+        if positions == "depth":
+            raise InputError("--positional learned needs --positions index (one learned vector per sample "
+                             "index 1..T); depths in metres are not table indices")
+        opts = {"max_len": window + 1}
+    if wavelengths and positional != "wavelengths":
+        raise InputError(f"--wavelengths is used only with --positional wavelengths (got --positional {positional})")
+    if positional == "wavelengths":
+        if not wavelengths:
+            raise InputError("--positional wavelengths needs --wavelengths W1 W2 ... (position units: samples with "
+                             "--positions index, the depth unit with --positions depth); d_model must be 2 x their "
+                             "count")
+        bad = [w for w in wavelengths if not (math.isfinite(w) and w > 0)]
+        if bad:
+            raise InputError(f"--wavelengths must be finite numbers > 0, got {bad[0]:g}")
+        if d_model is not None and d_model != 2 * len(wavelengths):
+            raise InputError(f"--positional wavelengths: --d-model ({d_model}) must be 2 x the number of --wavelengths "
+                             f"({len(wavelengths)}); use --d-model {2 * len(wavelengths)}")
+        opts = {"wavelengths": [float(w) for w in wavelengths]}
+    return opts
+
+
+class GreedyCommand(click.Command):
+    """A command whose ``--inputs`` (and ``--wavelengths``) take several space-separated values:
+    ``--inputs PHIF VSH SW``.
+
+    Click options take a fixed number of values, so the arguments are rewritten to
+    ``--inputs PHIF --inputs VSH --inputs SW`` (a ``multiple=True`` option) before parsing.
+    """
+
+    greedy = ("--inputs", "--wavelengths")
+    examples = {"--inputs": "curve mnemonic, e.g. --inputs PHIF VSH SW",
+                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64"}
+
+    def parse_args(self, ctx, args):
+        def value(opt, token):
+            # a value, not an option; --wavelengths also takes "-16" (refused later with a clear message)
+            return not token.startswith("-") or (opt == "--wavelengths" and _is_number(token))
+
+        out, current, first = [], None, False
+        for i, a in enumerate(args):
+            if a in self.greedy:
+                if i + 1 == len(args) or not value(a, args[i + 1]):
+                    raise click.UsageError(f"{a} needs at least one {self.examples[a]}")
+                current, first = a, True
+                out.append(a)
+            elif current is not None and value(current, a):
+                out.extend([a] if first else [current, a])
+                first = False
+            else:
+                current = None
+                out.append(a)
+        return super().parse_args(ctx, out)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

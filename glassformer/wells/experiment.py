@@ -1,0 +1,221 @@
+"""A well-log experiment, start to finish: fit on training logs, score every model on the same
+split beside the baselines (once per seed), and write a complete run folder (model, config,
+metrics, predictions, figures, report).
+
+:func:`run_well_experiment` is what ``glassformer train`` and the well demos run;
+:func:`compare_wells` is ``glassformer compare`` (the transformer and a bidirectional LSTM on
+identical windows, seeds and loop).  Every model sees the same windows, scaling, split and seed;
+the settings are fixed before the test logs are looked at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+from sklearn.base import clone
+
+from ..errors import DivergenceError, InputError
+from ..models import LSTMRegressor, SequenceRegressor
+from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from .evaluation import COLUMN, evaluate_split, summarise_runs, training_summary
+from .model import BASELINE_NAMES, WellModel
+from .tables import format_comparison_table
+
+__all__ = ["compare_wells", "run_well_experiment", "seed_list", "with_seed"]
+
+
+def seed_list(n: int, first: int = 42) -> list:
+    """``n`` seeds: ``first`` (the demos' published seed), then 0, 1, 2, ... (skipping ``first``).
+
+    Raises
+    ------
+    InputError
+        If ``n < 1``.
+    """
+    if int(n) < 1:
+        raise InputError(f"--seeds must be >= 1, got {n}")
+    rest = [s for s in range(int(n) + 1) if s != first]
+    return [int(first)] + rest[:int(n) - 1]
+
+
+def with_seed(wm: WellModel, seed: int) -> WellModel:
+    """An unfitted copy of ``wm`` whose transformer and LSTM both draw from ``seed`` (init, shuffling, split)."""
+    model = clone(wm.model if wm.model is not None else SequenceRegressor()).set_params(random_state=seed)
+    lstm = None if wm.lstm is None else clone(wm.lstm).set_params(random_state=seed)
+    return WellModel(wm.inputs, wm.target, log_target=wm.log_target, window=wm.window, stride=wm.stride,
+                     positions=wm.positions, model=model, lstm=lstm, floor_mD=wm.floor_mD)
+
+
+def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks) -> None:
+    """Fit ``wm``; when training diverges, save its last good parameters (with baselines) into ``out/model``.
+
+    The regressor restores its last good parameters itself; fitting the baselines makes the saved
+    folder usable by ``glassformer predict``.  The DivergenceError is re-raised with a sentence
+    saying where the model went.
+    """
+    try:
+        wm.fit(train_logs, callbacks=callbacks)
+    except DivergenceError as exc:
+        wm.model_.is_fitted_ = True
+        wm.lstm_ = None
+        wm.fit_baselines(train_logs)
+        folder = Path(out) / "model"
+        wm.save(folder, overwrite=True)
+        history = wm.model_.history_
+        untrained = " (the untrained initial weights: no epoch finished)" if history is None or len(history) == 0 \
+            else ""
+        raise DivergenceError(f"{exc} The last good model was saved to {folder}{untrained}; rerun into the same "
+                              f"--out with --overwrite.", epoch=exc.epoch, where=exc.where) from None
+
+
+def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
+                        echo: Callable = print, config: dict | None = None, attribution: str | None = None,
+                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True) -> dict:
+    """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
+
+    Parameters
+    ----------
+    out : folder to write (created; refused when non-empty unless ``overwrite``).
+    train_logs, test_logs : WellLog lists, already cut to their intervals.
+    wm : WellModel (unfitted; it is copied per seed, never modified).
+    title : what was run, in words users know (the report's title).
+    seeds : list of int, optional
+        One fit per seed (default: the transformer's ``random_state``); ``metrics["comparison"]``
+        holds mean and sample sd; predictions, saved model and figures are the first seed's.
+    callbacks : training-loop callbacks of the first seed's transformer (checkpoints, resume).
+    boundary : depth drawn between training and forecast on the figures (same-well splits).
+
+    Returns
+    -------
+    dict, as written to ``metrics.json``.
+
+    Raises
+    ------
+    DivergenceError
+        The first seed's transformer diverged: its last good parameters are saved into ``out/model``
+        and the message says so.
+    """
+    out = prepare_run_dir(out, overwrite=overwrite)
+    seeds = [int(s) for s in (seeds if seeds is not None else
+                              [(wm.model if wm.model is not None else SequenceRegressor()).random_state])]
+    if not seeds:
+        raise InputError("seeds: give at least one seed")
+    runs, first = [], None
+    for i, seed in enumerate(seeds):
+        fitted = with_seed(wm, seed)
+        if i == 0:
+            _fit_or_keep_last_good(fitted, train_logs, out, callbacks)
+        else:
+            fitted.fit(train_logs)
+        train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
+        test_rows, test_metrics = evaluate_split(fitted, test_logs, "test")
+        runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
+                     "parameters": fitted.parameter_counts(), "seconds": dict(fitted.fit_seconds_)})
+        if i == 0:
+            first = (fitted, train_rows, test_rows, train_metrics, test_metrics)
+        if len(seeds) > 1:
+            echo(f"  seed {seed}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test_metrics.items()
+                                                 if v["rmse"] is not None))
+    fitted, train_rows, test_rows, train_metrics, test_metrics = first
+    metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
+    fitted.save(out / "model", overwrite=True)
+    write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution))
+    write_json(out / "metrics.json", metrics)
+    import pandas as pd
+
+    write_csv(out / "predictions.csv", pd.concat([train_rows, test_rows], ignore_index=True))
+    _figures(out, fitted, pd.concat([train_rows, test_rows], ignore_index=True), train_logs, test_logs[0],
+             boundary, title)
+    echo(format_comparison_table(metrics, _unit(fitted)))
+    if report:
+        from ..report import write_report
+
+        write_report(out)
+    return metrics
+
+
+def _unit(wm: WellModel) -> str:
+    return "log10 mD" if wm.log_target else "mD"
+
+
+def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, attribution) -> dict:
+    unit = _unit(wm)
+    test_summary, train_summary = summarise_runs(runs, "test"), summarise_runs(runs, "train")
+    metrics = {
+        "title": title,
+        "units": {"rmse": unit, "mae": unit, "r2": "dimensionless", "rmse_sd": unit, "mae_sd": unit,
+                  "train_s": "s", "train_s_sd": "s"},
+        "test": test_metrics,
+        "train": train_metrics,
+        "model": test_metrics["transformer"],
+        "baselines": {k: v for k, v in test_metrics.items() if k != "transformer"},
+        "comparison": {"split": "test", "seeds": seeds, "table": test_summary["table"],
+                       "train_table": train_summary["table"], "per_seed": test_summary["per_seed"],
+                       "note": ("Mean over seeds (sample sd beside it, none for one seed) on the test split; "
+                                "every model uses the same windows, scaling and seed. train_s is the wall-clock "
+                                "fit time in s on this machine; parameters counts trainable values "
+                                "(2 for the transform: slope and intercept; 1 for the mean).")},
+        "training": training_summary(wm.model_.history_, wm.n_train_windows_),
+    }
+    if wm.lstm_ is not None:
+        metrics["training_lstm"] = training_summary(wm.lstm_.history_, wm.n_train_windows_)
+    if attribution:
+        metrics["attribution"] = attribution
+    return metrics
+
+
+def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribution) -> dict:
+    def wells(logs):
+        return [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1])}
+                for g in logs]
+
+    cfg = {"title": title, "well_model": wm.to_dict(), "model": wm.model_.get_params(), "seeds": seeds,
+           "train_wells": wells(train_logs), "test_wells": wells(test_logs)}
+    if wm.lstm_ is not None:
+        cfg["lstm"] = wm.lstm_.get_params()
+    cfg.update(config or {})
+    if attribution:
+        cfg["attribution"] = attribution
+    return cfg
+
+
+def _figures(out: Path, wm: WellModel, rows, train_logs, show, boundary, title) -> None:
+    """The first test well against depth (with its training part when it is the same well), loss,
+    cross-plot of the training logs and the first window's attention."""
+    same = rows[rows["well"] == show.name].drop_duplicates("depth", keep="last").sort_values("depth")
+    ucol = "log10_mD" if wm.log_target else "mD"
+    A, A_depth = wm.attention_window(show)
+    phi_all = np.concatenate([np.asarray(g.curve(wm.input_names[0])) for g in train_logs])
+    k_all = np.concatenate([np.asarray(g.curve(wm.target_name)) for g in train_logs])
+    names = list(wm.models()) + list(BASELINE_NAMES)
+    write_figures(out, history=wm.model_.history_, depth=same["depth"].to_numpy(),
+                  observed=same[f"{wm.target_name}_observed_{ucol}"].to_numpy(),
+                  predictions={("poro-perm transform" if n.startswith("porosity") else n):
+                               same[f"{COLUMN[n]}_{ucol}"].to_numpy() for n in names},
+                  boundary=boundary, quantity=wm.target_name, unit=_unit(wm), porosity=phi_all,
+                  permeability=np.where(k_all > 0, k_all, np.nan), attention=A,
+                  attention_depths=None if A_depth is None else np.round(A_depth, 2), title=title)
+
+
+def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: bool = True, window: int = 32,
+                  stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
+                  boundary=None, attribution: str | None = None, config: dict | None = None,
+                  overwrite: bool = True, model: SequenceRegressor | None = None, progress: bool = False,
+                  echo: Callable = print) -> dict:
+    """Train the well transformer and a bidirectional LSTM on the same windows, once per seed.
+
+    ``model``: the transformer (default ``SequenceRegressor()``, the well defaults); both networks
+    get ``epochs`` (maximum; early stopping on 10 % of the windows) and ``progress``.  The LSTM is
+    ``LSTMRegressor(hidden_size=hidden_size)``.  Returns the metrics written to ``out/metrics.json``.
+    """
+    transformer = clone(model if model is not None else SequenceRegressor()).set_params(epochs=epochs,
+                                                                                        progress=progress)
+    wm = WellModel(list(inputs), target, log_target=log_target, window=window, stride=stride, positions="index",
+                   model=transformer, lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress))
+    cfg = {"command": "compare", "epochs": epochs, "seeds": list(seeds)}
+    cfg.update(config or {})
+    return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare", echo=echo,
+                               boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
+                               config=cfg)

@@ -1,0 +1,163 @@
+"""Which depths train and which test: intervals of wells, and the checks made before fitting.
+
+Intervals are ``(top, base)`` in the file's depth unit.  A test interval of the same well may
+share only its boundary sample with the training interval (that sample stays in training); any
+larger overlap would score the model on depths it was trained on, and is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..data.windows import contiguous_runs
+from ..errors import DataFileError, DepthError
+
+__all__ = ["check_training_logs", "forecast_logs", "load_split"]
+
+
+def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = None, test_data: Sequence = (), *,
+               labels: tuple | None = None):
+    """Read wells and cut them into training and test logs, as ``glassformer train`` does.
+
+    Parameters
+    ----------
+    data : paths of LAS/CSV wells holding the training interval ``train_depth = (top, base)``
+        (file depth unit).
+    test_depth : (top, base), optional
+        Forecast interval: of the same wells (a depth shared with ``train_depth``'s base stays in
+        training), or of ``test_data`` when given.
+    test_data : paths of separate test wells (whole logs, or their ``test_depth``).
+    labels : (train, test) texts naming the intervals in errors (see :func:`forecast_logs`).
+
+    Returns
+    -------
+    (train_logs, test_logs, boundary)
+        ``boundary`` is the train/forecast depth for the figures (None across wells).  With no test
+        interval at all the test logs are the training logs (the caller should say so).
+
+    Raises
+    ------
+    DepthError
+        If ``test_depth`` overlaps ``train_depth`` in a well by more than one shared boundary sample
+        (which stays in training), or lies inside it.
+    """
+    from ..data import read_well
+
+    top, base = train_depth
+    logs = [read_well(p) for p in data]
+    train_logs = [g.interval(top, base) for g in logs]
+    test_logs, boundary = forecast_logs(logs, train_depth, test_depth, [read_well(p) for p in test_data],
+                                        labels=labels)
+    return train_logs, (test_logs or train_logs), boundary
+
+
+def forecast_logs(logs, train_depth: tuple, test_depth: tuple | None = None, test_wells: Sequence = (), *,
+                  labels: tuple | None = None):
+    """The test logs and figure boundary for ``logs`` trained on ``train_depth = (top, base)``.
+
+    Parameters
+    ----------
+    logs : WellLog list holding the training interval.
+    test_depth : (top, base), optional
+        Forecast interval: of ``logs`` (a depth shared with ``train_depth``'s base stays in training),
+        or of ``test_wells`` when given.
+    test_wells : WellLog list of separate test wells (whole logs, or their ``test_depth``).
+    labels : (train, test) texts naming the intervals in the error message, e.g.
+        ``("--train-depth 3351.6:4300", "--test-depth 4200:4400")``; default ``"the training
+        interval top:base"``, ``"test interval top:base"``.
+
+    Returns
+    -------
+    (test_logs, boundary)
+        ``test_logs`` is empty when there is no test interval and no test well; ``boundary`` is the
+        train/forecast depth for the figures (None across wells).
+
+    Raises
+    ------
+    DepthError
+        If ``test_depth`` overlaps ``train_depth`` in a well by more than one shared boundary sample
+        (which stays in training), or lies inside it.
+    """
+    top, base = train_depth
+    test_logs, boundary = [], None
+    if test_depth and not test_wells:
+        ttop, tbase = test_depth
+        train_text, test_text = labels or (f"the training interval {top:g}:{base:g}",
+                                           f"test interval {ttop:g}:{tbase:g}")
+        for g in logs:
+            test_logs.append(_forecast_part(g, (top, base), (ttop, tbase), train_text, test_text))
+        boundary = base if ttop >= top else top
+    for g in test_wells:
+        test_logs.append(g.interval(*test_depth) if test_depth else g)
+    return test_logs, boundary
+
+
+def _forecast_part(g, train_depth: tuple, test_depth: tuple, train_text: str, test_text: str):
+    """The test interval of well ``g``: disjoint from the training interval but for one boundary sample.
+
+    A single depth sample in both intervals (the issue's split 3351.6-4300 / 4300-4744.8 m shares
+    4300 m) stays in training and is dropped from the test log.  Any larger overlap would score the
+    model on samples it was trained on.
+
+    Raises
+    ------
+    DepthError
+        The intervals share more than one sample of ``g``, or the test interval holds nothing else.
+    """
+    (top, base), (ttop, tbase) = train_depth, test_depth
+    d = g.depth
+    tol = 1e-6 * max(1.0, float(np.max(np.abs(d))))       # as WellLog.interval: decimal round-off in typed bounds
+    in_train = (d >= top - tol) & (d <= base + tol)
+    in_test = (d >= ttop - tol) & (d <= tbase + tol)
+    shared = d[in_train & in_test]
+    u = g.depth_unit
+    if in_test.any() and not (in_test & ~in_train).any():
+        raise DepthError(f"{test_text} lies inside {train_text} in {g.name}")
+    if shared.size > 1 or (shared.size == 1 and ttop < top and tbase > base):
+        raise DepthError(f"{test_text} overlaps {train_text} in {g.name}: {shared.size} depth samples "
+                         f"({shared[0]:g} to {shared[-1]:g} {u}) would be both trained on and tested; the "
+                         f"intervals may share at most their boundary depth (e.g. test "
+                         f"{f'{base:g}:{tbase:g}' if tbase > base else f'{ttop:g}:{top:g}'} {u})")
+    if shared.size == 1:                 # the shared boundary sample stays in training
+        if ttop >= top:
+            ttop = float(d[d > shared[0] + tol][0])
+        else:
+            tbase = float(d[d < shared[0] - tol][-1])
+    return g.interval(ttop, tbase)
+
+
+def check_training_logs(logs, train_logs, input_names, target, window: int, interval: str) -> None:
+    """Check the training interval of every well before anything is fitted.
+
+    ``logs`` are the whole wells, ``train_logs`` their training intervals; ``interval`` names the
+    interval in messages (e.g. ``"3351.6:4300"``).
+
+    Raises
+    ------
+    CurveNotFoundError
+        An input or the target is not in a file (the message lists the available curves).
+    DataFileError
+        A curve has no valid (non-null) sample in the training interval of a file, or no file has a
+        gap-free run of inputs as long as ``--window``.
+    """
+    longest = []
+    for full, g in zip(logs, train_logs):
+        where = f"{full.source or full.name}"
+        for role, m in [*(("input", m) for m in input_names), ("target", target)]:
+            values = np.asarray(g.curve(m), dtype=np.float64)
+            if not np.isfinite(values).any():
+                raise DataFileError(f"{where}: {role} curve {m} has no valid (non-null) sample in the training "
+                                    f"interval {interval} {g.depth_unit} ({len(values)} samples, all null)")
+        ok = g.valid_mask(input_names)
+        runs = [b - a for a, b in contiguous_runs(ok)]
+        longest.append((max(runs, default=0), where))
+    best = max(n for n, _ in longest)
+    if best < window:
+        listing = "; ".join(f"{w}: {n}" for n, w in longest)
+        raise DataFileError(f"--window {window}: no gap-free run of inputs {', '.join(input_names)} is that long in "
+                            f"the training interval {interval} (longest per file: {listing}); use --window {best} "
+                            f"or less" if best >= 2 else
+                            f"--window {window}: the training interval {interval} holds no gap-free run of at least "
+                            f"2 samples of inputs {', '.join(input_names)} (longest per file: {listing})")
