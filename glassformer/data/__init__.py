@@ -1,4 +1,5 @@
-"""Well data: reading LAS/CSV logs, windows along depth, scaling, synthetic and Volve data.
+"""Well data: reading LAS/CSV logs and core tables, depth matching, windows along depth, scaling,
+synthetic and Volve data.
 
 lasio and pandas are imported only when a file is read, so importing this package is cheap.
 """
@@ -15,9 +16,17 @@ from .wells import (
     read_well,
 )
 from .windows import Windows, contiguous_runs, make_windows, stitch_windows, window_starts
+from .core import CoreTable, read_core
+from .core_merge import CoreOnLog, MergeReport, merge_core
+from .depth_matching import DepthMatch, RunShift, estimate_depth_shifts
 
 __all__ = [
     "ATTRIBUTION",
+    "CoreOnLog",
+    "CoreTable",
+    "DepthMatch",
+    "MergeReport",
+    "RunShift",
     "DEFAULT_NULL_VALUES",
     "Log10Transform",
     "MinMaxScaler",
@@ -29,8 +38,11 @@ __all__ = [
     "common_depth_unit",
     "contiguous_runs",
     "data_root",
+    "estimate_depth_shifts",
     "make_windows",
+    "merge_core",
     "neighbor_dataset",
+    "read_core",
     "read_csv",
     "read_las",
     "read_volve",

@@ -25,6 +25,7 @@ y_hat), pick one layer and one sample, and call the plain functions.
 from ._common import MAX_LINE_COMPONENTS, MAX_MARKERS, save_figure  # noqa: F401
 from .logs import plot_comparison, plot_comparison_zoomed, plot_crossplot, plot_log_tracks, plot_prediction
 from .attention import plot_attention, plot_attention_heads, plot_cross_attention
+from .core import plot_core_on_log, plot_depth_match, plot_shift_correlation
 from .representations import (  # noqa: F401
     DEFAULT_STAGES, plot_embeddings, plot_positional_encoding, plot_qkv, plot_stages,
     plot_value_vs_output, STAGE_LABELS)
@@ -40,8 +41,10 @@ __all__ = [
     "plot_comparison_zoomed",
     "plot_attention_heads",
     "plot_comparison",
+    "plot_core_on_log",
     "plot_cross_attention",
     "plot_crossplot",
+    "plot_depth_match",
     "plot_embeddings",
     "plot_log_tracks",
     "plot_loss",
@@ -49,6 +52,7 @@ __all__ = [
     "plot_prediction",
     "plot_prediction_panels",
     "plot_qkv",
+    "plot_shift_correlation",
     "plot_stages",
     "plot_trace_attention",
     "plot_trace_embeddings",
