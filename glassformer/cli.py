@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _register_commands() -> None:
     """Attach the sub-commands; each lives in the module that owns its job."""
-    from .check import check_command          # numerical self-checks (issue 4)
+    from .selftest import check_command       # numerical self-checks
     from .commands import compare, demo, predict, train   # the well-log jobs (issues 3, 6)
     from .report import report_command        # HTML report of a run folder (issue 7)
 
