@@ -17,7 +17,7 @@ from ..gradcheck import gradcheck
 from ..nn import LSTM, LSTMCell, Module, MultiheadAttention
 from .runner import all_ok
 
-__all__ = ["GRAD_TOL", "B", "L", "S", "D", "HEADS", "D_FF", "data", "grad", "grads", "mha",
+__all__ = ["GRAD_TOL", "B", "L", "S", "D", "HEADS", "D_FF", "Adapter", "data", "grad", "grads", "mha",
            "self_attention", "cross_attention", "lstm_cell_with_state", "lstm_with_state"]
 
 #: Largest accepted relative error of a gradcheck (float64, central differences).

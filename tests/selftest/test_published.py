@@ -86,3 +86,11 @@ def test_each_stored_number_is_written_in_one_place():
                 if m := pattern.search(line):
                     found.append(f"{path.relative_to(REPO)}:{lineno}: {m.group(1)}")
     assert not found, "published numbers written again instead of read from published.json:\n" + "\n".join(found)
+
+
+def test_the_package_text_cites_only_what_a_reader_can_find():
+    internal = re.compile(r"seed 00\d|\bB\d\d\b|\bissue \d|decision \d|\.\./shared|seed00\d", re.I)
+    hits = [f"{p.name}:{n}: {line.strip()}" for p in sorted((REPO / "glassformer" / "selftest").iterdir())
+            if p.suffix in (".py", ".json")
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if internal.search(line)]
+    assert not hits, "\n".join(hits)
