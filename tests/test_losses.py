@@ -1,10 +1,11 @@
-"""Losses: NaN-masked MSE by hand, cross-entropy B06 numbers and PyTorch parity."""
+"""Losses: NaN-masked MSE by hand, cross-entropy with label smoothing on a published case, PyTorch parity."""
 
 import numpy as np
 import pytest
 
 from glassformer.errors import InputError, NotReadyError, ShapeError
 from glassformer.losses import CrossEntropyLoss, MSELoss, log_softmax, softmax
+from glassformer.selftest.published import bug_report
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -69,22 +70,24 @@ def test_mse_errors():
 
 
 # ----------------------------------------------------------------------------- cross-entropy
-B06_LOGITS = np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]])
-IGN = -100
+SMOOTHING_CASE = bug_report("label_smoothing_ignore_index")    # PyTorch issue #73205
+LOGITS = SMOOTHING_CASE.inputs["logits"]
+IGN = SMOOTHING_CASE.inputs["ignore_index"]
 
 
-def test_cross_entropy_b06_published_numbers():
-    targets = np.array([0, IGN, 2])
-    ce = CrossEntropyLoss(ignore_index=IGN, label_smoothing=0.2)
-    assert ce.forward(B06_LOGITS, targets) == pytest.approx(0.50056719, abs=5e-9)
+def test_cross_entropy_label_smoothing_ignores_padded_targets_published_numbers():
+    targets, want = SMOOTHING_CASE.inputs["targets"], SMOOTHING_CASE.expected
+    smoothing = SMOOTHING_CASE.inputs["label_smoothing"]
+    ce = CrossEntropyLoss(ignore_index=IGN, label_smoothing=smoothing)
+    assert ce.forward(LOGITS, targets) == pytest.approx(want["mean"], abs=5e-9)
     grad = ce.backward()
-    np.testing.assert_allclose(grad[0], [-0.03984031, 0.01992016, 0.01992016], atol=5e-9)
+    np.testing.assert_allclose(grad[0], want["grad_row_0"], atol=5e-9)
     assert np.all(grad[1] == 0.0)
-    np.testing.assert_allclose(grad[2], [-0.01069408, -0.01069408, 0.02138817], atol=5e-9)
-    total = CrossEntropyLoss(ignore_index=IGN, label_smoothing=0.2, reduction="sum").forward(B06_LOGITS, targets)
-    assert total == pytest.approx(1.00113439, abs=5e-9)
-    alone = CrossEntropyLoss(label_smoothing=0.2).forward(B06_LOGITS[[0, 2]], np.array([0, 2]))
-    assert alone == pytest.approx(ce.forward(B06_LOGITS, targets), rel=1e-15)
+    np.testing.assert_allclose(grad[2], want["grad_row_2"], atol=5e-9)
+    total = CrossEntropyLoss(ignore_index=IGN, label_smoothing=smoothing, reduction="sum").forward(LOGITS, targets)
+    assert total == pytest.approx(want["sum"], abs=5e-9)
+    alone = CrossEntropyLoss(label_smoothing=smoothing).forward(LOGITS[[0, 2]], np.array([0, 2]))
+    assert alone == pytest.approx(ce.forward(LOGITS, targets), rel=1e-15)
 
 
 def _torch_ce(logits, targets, **kw):

@@ -1,4 +1,4 @@
-"""LSTMCell and LSTM: hand-computed case B11, finite differences, and parity with torch.nn.LSTM."""
+"""LSTMCell and LSTM: a published two-step case by hand, finite differences, and parity with torch.nn.LSTM."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from glassformer import gradcheck
 from glassformer.errors import InputError, NotReadyError, ShapeError, StateDictError
 from glassformer.nn import LSTM, LSTMCell, Module
 from glassformer.nn.recurrent import sigmoid
+from glassformer.selftest.published import bug_report
 
 torch = pytest.importorskip("torch")
 
@@ -62,35 +63,39 @@ def _state(rng, n, B, H):
     return rng.standard_normal(shape), rng.standard_normal(shape)
 
 
-# --- B11 --------------------------------------------------------------------------------------
+# --- two steps by hand (Hochreiter and Schmidhuber 1997; PyTorch's gate order) -------------------
 
-B11 = [(0.95914311, 0.46304401), (0.92315647, 0.45276897)]
+TWO_STEPS = bug_report("lstm_two_steps")
+STEPS = list(zip(TWO_STEPS.expected["c"], TWO_STEPS.expected["h"]))      # (c_t, h_t) per step
 
 
-def _b11_state():
-    return {"weight_ih_l0": np.zeros((4, 1)), "weight_hh_l0": np.zeros((4, 1)),
-            "bias_ih_l0": np.array([-1.0, 2.0, 0.3, 0.5]), "bias_hh_l0": np.zeros(4)}
+def _two_steps_state(suffix=""):
+    return {f"weight_ih{suffix}": np.zeros((4, 1)), f"weight_hh{suffix}": np.zeros((4, 1)),
+            f"bias_ih{suffix}": TWO_STEPS.inputs["bias_ih"], f"bias_hh{suffix}": TWO_STEPS.inputs["bias_hh"]}
+
+
+def _two_steps_initial_state():
+    return np.full((1, 1), TWO_STEPS.inputs["h0"]), np.full((1, 1), TWO_STEPS.inputs["c0"])
 
 
 @pytest.mark.parametrize("x", [np.array([[0.0], [0.0]]), np.array([[3.7], [-12.0]])])
-def test_b11_two_steps(x):
+def test_lstm_two_steps_published_values(x):
     lstm = LSTM(1, 1, rng=0)
-    lstm.load_state_dict(_b11_state())
-    out, (h_n, c_n) = lstm(x, (np.zeros((1, 1)), np.ones((1, 1))))
+    lstm.load_state_dict(_two_steps_state("_l0"))
+    out, (h_n, c_n) = lstm(x, _two_steps_initial_state())
     inter = lstm.intermediates()["l0"]
-    np.testing.assert_allclose(inter["c"][:, 0], [c for c, _ in B11], atol=5e-9)
-    np.testing.assert_allclose(inter["h"][:, 0], [h for _, h in B11], atol=5e-9)
-    np.testing.assert_allclose(out[:, 0], [h for _, h in B11], atol=5e-9)
-    assert h_n.shape == (1, 1) and c_n[0, 0] == pytest.approx(B11[1][0], abs=5e-9)
+    np.testing.assert_allclose(inter["c"][:, 0], [c for c, _ in STEPS], atol=5e-9)
+    np.testing.assert_allclose(inter["h"][:, 0], [h for _, h in STEPS], atol=5e-9)
+    np.testing.assert_allclose(out[:, 0], [h for _, h in STEPS], atol=5e-9)
+    assert h_n.shape == (1, 1) and c_n[0, 0] == pytest.approx(STEPS[1][0], abs=5e-9)
     np.testing.assert_allclose(inter["i"][:, 0], 1 / (1 + np.exp(1.0)), rtol=1e-14)
 
 
-def test_b11_with_the_cell():
+def test_lstm_two_steps_with_the_cell():
     cell = LSTMCell(1, 1, rng=0)
-    cell.load_state_dict({"weight_ih": np.zeros((4, 1)), "weight_hh": np.zeros((4, 1)),
-                          "bias_ih": np.array([-1.0, 2.0, 0.3, 0.5]), "bias_hh": np.zeros(4)})
-    h, c = np.zeros((1, 1)), np.ones((1, 1))
-    for c_want, h_want in B11:
+    cell.load_state_dict(_two_steps_state())
+    h, c = _two_steps_initial_state()
+    for c_want, h_want in STEPS:
         h, c = cell(np.array([[5.0]]), (h, c))
         assert c[0, 0] == pytest.approx(c_want, abs=5e-9)
         assert h[0, 0] == pytest.approx(h_want, abs=5e-9)

@@ -1,4 +1,4 @@
-"""Optimizers, clipping and schedules: the B10 numbers, PyTorch parity, hand-computed schedules."""
+"""Optimizers, clipping and schedules: Adam's published three steps, PyTorch parity, hand-computed schedules."""
 
 import math
 
@@ -9,35 +9,42 @@ from glassformer.errors import DivergenceError, InputError, StateDictError
 from glassformer.nn import Linear, Parameter
 from glassformer.optim import (SGD, Adam, AdamW, ConstantLR, Noam, Scheduler, WarmupCosine,
                                WarmupLinear, clip_grad_norm)
+from glassformer.selftest.published import bug_report
 
 torch = pytest.importorskip("torch")
 
-B10_GRADS = [([1.0], [-3.0, 0.0]), ([-1.0], [-3.0, 2.0]), ([2.0], [-3.0, 2.0])]
+ADAM_CASE = bug_report("adam_three_steps")            # Kingma and Ba 2015, by hand
+ADAM_GRADS = ADAM_CASE.inputs["grads"]
 
 
-def test_adam_b10_published_numbers():
-    p1, p2 = Parameter([1.0]), Parameter([-2.0, 0.5])
-    opt = Adam([p1, p2], lr=0.1, betas=(0.9, 0.999), eps=1e-8)
+def _adam_parameters():
+    return Parameter(ADAM_CASE.inputs["p1"]), Parameter(ADAM_CASE.inputs["p2"])
+
+
+def test_adam_three_steps_published_numbers():
+    p1, p2 = _adam_parameters()
+    inputs, want = ADAM_CASE.inputs, ADAM_CASE.expected
+    opt = Adam([p1, p2], lr=inputs["lr"], betas=tuple(inputs["betas"]), eps=inputs["eps"])
     seen = []
-    for g1, g2 in B10_GRADS:
+    for g1, g2 in ADAM_GRADS:
         p1.grad[...] = g1
         p2.grad[...] = g2
         opt.step()
         seen.append((p1.data.copy(), p2.data.copy()))
-    np.testing.assert_allclose(seen[0][0], [0.9], atol=1e-12)
-    np.testing.assert_allclose(seen[0][1], [-1.9, 0.5], atol=1e-12)
-    np.testing.assert_allclose(seen[2][0], [0.85543894], atol=5e-9)
-    np.testing.assert_allclose(seen[2][1], [-1.7, 0.33974006], atol=5e-9)
+    np.testing.assert_allclose(seen[0][0], want["after_step_1"]["p1"], atol=1e-12)
+    np.testing.assert_allclose(seen[0][1], want["after_step_1"]["p2"], atol=1e-12)
+    np.testing.assert_allclose(seen[2][0], want["after_step_3"]["p1"], atol=5e-9)
+    np.testing.assert_allclose(seen[2][1], want["after_step_3"]["p2"], atol=5e-9)
 
 
-def test_adam_b10_matches_torch_and_updates_in_place():
-    p1, p2 = Parameter([1.0]), Parameter([-2.0, 0.5])
+def test_adam_three_steps_match_torch_and_update_in_place():
+    p1, p2 = _adam_parameters()
     data1 = p1.data
     t1 = torch.tensor([1.0], dtype=torch.float64, requires_grad=True)
     t2 = torch.tensor([-2.0, 0.5], dtype=torch.float64, requires_grad=True)
     opt = Adam([("p1", p1), ("p2", p2)], lr=0.1)
     topt = torch.optim.Adam([t1, t2], lr=0.1, betas=(0.9, 0.999), eps=1e-8)
-    for g1, g2 in B10_GRADS:
+    for g1, g2 in ADAM_GRADS:
         p1.grad[...], p2.grad[...] = g1, g2
         t1.grad, t2.grad = torch.tensor(g1, dtype=torch.float64), torch.tensor(g2, dtype=torch.float64)
         opt.step()

@@ -14,6 +14,7 @@ from glassformer.nn import (
     get_positional_encoding,
 )
 from glassformer.nn.positional import POSITIONAL_ENCODINGS
+from glassformer.selftest.published import bug_report
 
 # name -> options for a d_model of 6 (every registered encoding, so a new one must be added here)
 OPTIONS = {
@@ -43,13 +44,10 @@ def test_every_name_is_covered_by_these_tests():
     assert set(POSITIONAL_ENCODINGS) == set(OPTIONS) | {"seed"}
 
 
-def test_b03_sinusoidal_d_model_5():
-    expected = np.array([
-        [0, 1, 0, 1, 0],
-        [0.84147098, 0.54030231, 0.02511622, 0.99968454, 0.00063096],
-        [0.90929743, -0.41614684, 0.0502166, 0.99873835, 0.00126191],
-    ])
-    out = get_positional_encoding("sinusoidal", 5)(np.array([0, 1, 2]))
+def test_sinusoidal_odd_d_model_5_published_values():
+    case = bug_report("sinusoidal_odd_d_model")          # codertimo/BERT-pytorch issue #78
+    expected = case.expected["encoding"]
+    out = get_positional_encoding("sinusoidal", case.inputs["d_model"])(np.array([0, 1, 2]))
     assert out.shape == (3, 5) and out.dtype == np.float64
     np.testing.assert_allclose(out, expected, atol=5e-9)
 

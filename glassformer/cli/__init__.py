@@ -8,7 +8,7 @@ train     :mod:`.train`
 predict   :mod:`.predict`
 compare   :mod:`.compare`
 report    :func:`glassformer.report.report_command`
-check     :func:`glassformer.check.check_command`
+check     :func:`glassformer.selftest.check_command`
 ========  ==================================================================
 
 User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _register_commands() -> None:
-    from ..check import check_command
+    from ..selftest import check_command
     from ..report import report_command
     from .compare import compare
     from .demo import demo
