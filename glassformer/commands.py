@@ -397,7 +397,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     from .demos.compare import forecast_logs
     from .errors import DivergenceError
     from .models import SequenceRegressor
-    from .training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
+    from .train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 
     ctx = click.get_current_context()
     checkpoint_dir = Path(out) / "checkpoint"

@@ -115,7 +115,7 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
 
     Every argument group is optional; a figure is drawn when its data are given:
 
-    * ``loss.png`` -- ``history`` (a :class:`~glassformer.training.History`);
+    * ``loss.png`` -- ``history`` (a :class:`~glassformer.train.History`);
     * ``prediction_vs_depth.png`` -- ``depth``, ``observed`` and ``predictions`` (dict name -> array)
       with the train/forecast ``boundary`` depth;
     * ``crossplot.png`` -- ``porosity`` against ``permeability`` (mD, or log10 if ``log_perm`` is False);

@@ -2,7 +2,7 @@
 
 Seed 000 builds its transformer as the successor of an LSTM and promises to compare the two on the
 same training and forecast intervals, warning that transformers are not guaranteed to win with
-little data.  Here both networks are trained by the same :class:`~glassformer.training.Trainer` on
+little data.  Here both networks are trained by the same :class:`~glassformer.train.Trainer` on
 the same windows, scaling, split and seeds, beside the porosity-permeability transform (linear
 regression of log10 k on porosity) and the training mean:
 

@@ -29,7 +29,7 @@ import numpy as np
 from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 from ..data.synthetic import neighbor_dataset, split_by_sequence
 from ..models import SequenceRegressor
-from ..training import PrintLoss
+from ..train import PrintLoss
 import time
 
 from ..models import LSTMRegressor

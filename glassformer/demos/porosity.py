@@ -38,7 +38,7 @@ from ..data.scaling import MinMaxScaler
 import time
 
 from ..models import LSTMRegressor, SequenceRegressor
-from ..training import PrintLoss
+from ..train import PrintLoss
 from .common import (format_comparison_table, prepare_run_dir, summarise_runs, write_csv, write_figures, write_json,
                      write_trace_figures)
 

@@ -5,7 +5,7 @@ and :class:`~glassformer.models.LSTMRegressor` do the same way: hyperparameters 
 arguments (``get_params`` / ``set_params``, read as attributes), the checks on ``X (batch, seq,
 n_features)`` and ``y (batch, seq, n_targets)``, the ``validation_fraction`` split (the same
 windows held out for the same ``random_state``, whichever the model), training through
-:class:`~glassformer.training.Trainer`, ``predict``/``score`` and ``save``/``load`` through
+:class:`~glassformer.train.Trainer`, ``predict``/``score`` and ``save``/``load`` through
 :func:`glassformer.io.save_model`.  A subclass supplies its layers (``_build``), ``forward`` /
 ``backward``, ``_train_step`` / ``_eval_step``, ``_predict_array`` and its ``__repr__``.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from .._validation import as_float_array, check_ndim
 from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
 from ..nn.module import Module
-from ..training import History, Trainer
+from ..train import History, Trainer, make_optimizer, make_schedule, standard_callbacks, total_updates
 
 __all__ = ["WindowRegressor"]
 
@@ -147,20 +147,24 @@ class WindowRegressor(Module):
         return nullcontext()
 
     def _run_trainer(self, train: tuple, val: tuple | None, callbacks=(), **checkpointing):
-        """Train with :class:`~glassformer.training.Trainer` on the model's hyperparameters; returns self.
+        """Train with :class:`~glassformer.train.Trainer` on the model's hyperparameters; returns self.
 
         ``checkpointing``: ``checkpoint_dir``, ``checkpoint_every``, ``checkpoint_config``,
-        ``resume_from`` for the trainer.  ``history_`` is set even when training raises.
+        ``resume_from`` for :func:`~glassformer.train.standard_callbacks`.  ``history_`` is set even
+        when training raises.
         """
         p = self._params
-        trainer = Trainer(self.parameters(), self._train_step, optimizer=p["optimizer"], lr=p["lr"],
-                          momentum=p["momentum"], weight_decay=p["weight_decay"], epochs=p["epochs"],
+        optimizer = make_optimizer(p["optimizer"], self.parameters(), lr=p["lr"], momentum=p["momentum"],
+                                   weight_decay=p["weight_decay"])
+        updates = total_updates(len(next(a for a in train if a is not None)), p["batch_size"], p["epochs"])
+        schedule = make_schedule(p["schedule"], lr=p["lr"], warmup_steps=p["warmup_steps"], total_steps=updates)
+        standard = standard_callbacks(early_stopping_patience=p["early_stopping_patience"],
+                                      divergence_factor=p.get("divergence_factor", 1e4), progress=p["progress"],
+                                      **checkpointing)
+        trainer = Trainer(list(self.named_parameters()), self._train_step, optimizer, epochs=p["epochs"],
                           batch_size=p["batch_size"], seed=p["random_state"], grad_clip=p["grad_clip"],
-                          schedule=p["schedule"], warmup_steps=p["warmup_steps"], eval_step=self._eval_step,
-                          early_stopping_patience=p["early_stopping_patience"], model=self,
-                          progress=p["progress"], callbacks=callbacks,
-                          named_params=list(self.named_parameters()),
-                          divergence_factor=p.get("divergence_factor", 1e4), **checkpointing)
+                          schedule=schedule, eval_step=self._eval_step, model=self,
+                          callbacks=[*standard, *callbacks])
         self.trainer_ = trainer
         try:
             with self._fit_context():

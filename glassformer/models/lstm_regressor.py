@@ -16,9 +16,9 @@ window at each depth, while the transformer it is compared with attends over the
 causal model (e.g. while drilling, where deeper samples do not exist yet).
 
 The data pipeline, training loop and file format are those of
-:class:`~glassformer.models.SequenceRegressor`: the same :class:`~glassformer.training.Trainer`
+:class:`~glassformer.models.SequenceRegressor`: the same :class:`~glassformer.train.Trainer`
 (optimizer, mini-batches shuffled by ``default_rng(random_state)``, gradient clipping, early
-stopping with best-weight restore, divergence guard), :class:`~glassformer.losses.MSELoss` with
+stopping with best-weight restore, divergence guard), :class:`~glassformer.train.losses.MSELoss` with
 NaN targets masked out of the loss, ``validation_fraction`` split, ``score`` (R²), and
 ``save``/``load`` through :func:`glassformer.io.save_model` with kind ``"lstm_regressor"``.
 ``positions`` are accepted wherever the transformer takes them, so both models plug into the
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_dtype, check_positive_int
-from ..losses import MSELoss
+from ..train.losses import MSELoss
 from ..nn.linear import Linear
 from ..nn.recurrent import LSTM
 from .estimator import WindowRegressor, masked_mse

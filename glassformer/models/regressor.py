@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_dtype, check_positive_int
 from ..errors import InputError, ShapeError
-from ..losses import MSELoss
+from ..train.losses import MSELoss
 from ..nn.input_embedding import get_input_embedding
 from ..nn.linear import Linear
 from ..nn.positional import POSITIONAL_ENCODINGS, get_positional_encoding
@@ -304,7 +304,7 @@ class SequenceRegressor(WindowRegressor):
 
         NaN targets are masked out of the loss (gaps, never filled).  ``positions``: ``(seq,)`` shared
         or ``(n, seq)`` per window.  Validation: ``X_val``/``y_val`` (and ``positions_val``), or
-        ``validation_fraction`` of the windows.  ``callbacks`` go to :class:`~glassformer.training.Trainer`,
+        ``validation_fraction`` of the windows.  ``callbacks`` go to :class:`~glassformer.train.Trainer`,
         and so do ``checkpoint_dir`` (folder for periodic checkpoints, every ``checkpoint_every`` epochs,
         also written when SIGINT/SIGTERM stops training), ``checkpoint_config`` and ``resume_from`` (a
         checkpoint folder: continue, with the same data and settings, to bit-identically the result
@@ -321,7 +321,7 @@ class SequenceRegressor(WindowRegressor):
         DivergenceError
             Non-finite loss or gradient (the message names the first layer and tensor; the
             parameters are those from the start of the failing epoch).
-        glassformer.training.TrainingInterrupted
+        glassformer.train.TrainingInterrupted
             SIGINT/SIGTERM during training (a ``KeyboardInterrupt``; checkpoint saved if configured).
         ModelFileError
             ``resume_from`` unreadable or written for another run.
