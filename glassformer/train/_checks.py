@@ -46,8 +46,9 @@ def named_params(params, where: str, *, unnamed: str = "{}") -> list[tuple[str, 
     """Normalise params to ``[(name, Parameter)]``, each Parameter once.
 
     Accepts a Module, an iterable of Parameters (named ``unnamed.format(i)``: ``"0"``, ``"1"``,
-    ... by default, like PyTorch's optimizer state), or an iterable of ``(name, Parameter)`` pairs.  A Parameter that occurs
-    twice (tied weights) is kept once, under its first name, so it is not stepped twice.
+    ... by default, like PyTorch's optimizer state), or an iterable of ``(name, Parameter)`` pairs.
+    A Parameter that occurs twice (tied weights) is kept once, under its first name, so it is not
+    stepped twice.
 
     Raises
     ------

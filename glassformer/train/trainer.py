@@ -19,7 +19,7 @@ where callbacks (:mod:`glassformer.train.callbacks`) run::
         val_loss = eval_step(val)                                on_step_error (if it raised)
                                                                  on_epoch_losses
         record the epoch in the history                          on_epoch_end
-                                                                 on_train_end / teardown
+                                                                 on_train_end, then teardown
 
 Per epoch it draws one permutation of the training rows from ``numpy.random.default_rng(seed)``
 (the order of the chapter's demonstration 2: the next depth; Pyrcz 2024) and walks it in
@@ -188,15 +188,15 @@ class Trainer:
             self._seconds_before = self.history.seconds if self.resumed is not None else 0.0
             while self.epoch < self.epochs and not self.stop_training:
                 self._run_epoch(train, val)
+            if self.model is not None:
+                self.model.train()
+            self._call("on_train_end", self.history)
         except KeyboardInterrupt:
             self.history.stop_reason = "interrupted"
             raise
         finally:
             self.history.seconds = self._elapsed()
             self._call("teardown")
-        if self.model is not None:
-            self.model.train()
-        self._call("on_train_end", self.history)
         return self.history
 
     def _begin(self, train: tuple, val) -> None:

@@ -74,7 +74,7 @@ def test_hooks_run_at_their_points_in_order():
     per_epoch = lambda e: [("epoch_begin", e), ("before_update", 2 * e), ("batch_end", 1),   # noqa: E731
                            ("before_update", 2 * e + 1), ("batch_end", 2),
                            ("epoch_losses", e), ("epoch_end", e + 1)]                        # recorded in between
-    assert rec.calls == [("train_begin", 0), *per_epoch(0), *per_epoch(1), ("teardown", 2), ("train_end", 2)]
+    assert rec.calls == [("train_begin", 0), *per_epoch(0), *per_epoch(1), ("train_end", 2), ("teardown", 2)]
     assert p.data[0] == 4.0
 
 
