@@ -198,8 +198,8 @@ class EncoderGlassformer:
     """Forward, MSE, backward and Adam on a TransformerEncoder (float32); times per step."""
 
     def __init__(self, shape: tuple, steps: int):
-        from glassformer.losses import MSELoss
-        from glassformer.optim import Adam
+        from glassformer.train.losses import MSELoss
+        from glassformer.train.optim import Adam
 
         self.model, self.x, self.y = _encoder_model(*shape)
         self.opt = Adam(self.model.named_parameters(), lr=1e-3)
@@ -453,8 +453,8 @@ class TranslationGlassformer:
     """Seq2SeqTransformer: forward, label-smoothed cross-entropy, backward, Adam (0.9, 0.98, 1e-9)."""
 
     def __init__(self, quick: bool):
-        from glassformer.losses import CrossEntropyLoss
-        from glassformer.optim import Adam
+        from glassformer.train.losses import CrossEntropyLoss
+        from glassformer.train.optim import Adam
 
         self.batches, vocab = _translation_batches(quick)
         self.model = _translation_model(quick, vocab)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._validation import check_positive_int
 from .errors import InputError
-from .losses import log_softmax
+from .train.losses import log_softmax
 from .text.tokenizers import BOS_ID, EOS_ID, PAD_ID
 
 __all__ = ["greedy_decode", "beam_search", "gnmt_length_penalty"]

@@ -14,7 +14,7 @@ from glassformer.errors import InputError, ModelFileError
 from glassformer.io import (atomic_open, atomic_write_bytes, atomic_write_json, atomic_write_text,
                             load_checkpoint, load_model, load_model_file, save_checkpoint, save_model)
 from glassformer.nn import Linear
-from glassformer.optim import Adam
+from glassformer.train.optim import Adam
 
 
 def _state():

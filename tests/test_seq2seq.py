@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from glassformer.errors import InputError, ModelFileError
-from glassformer.losses import CrossEntropyLoss
+from glassformer.train.losses import CrossEntropyLoss
 from glassformer.models.seq2seq import (
     Seq2SeqTransformer, fit_seq2seq, length_buckets, load_translation_tokenizers, make_translation_arrays,
 )

@@ -73,7 +73,7 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     from ..data.volve import ATTRIBUTION, is_volve
     from ..models import SequenceRegressor
     from ..runs import check_out_folder
-    from ..training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
+    from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
     from ..wells import WellModel, check_training_logs, forecast_logs, run_well_experiment
 
     ctx = click.get_current_context()

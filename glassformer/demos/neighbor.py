@@ -32,7 +32,7 @@ from ..data.synthetic import neighbor_dataset, split_by_sequence
 from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_2
-from ..training import PrintLoss
+from ..train import PrintLoss
 from ..wells import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 
 #: The LSTM of the comparison (about the transformer's size).

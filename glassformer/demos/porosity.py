@@ -39,7 +39,7 @@ from ..data.scaling import MinMaxScaler
 from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_1
-from ..training import PrintLoss
+from ..train import PrintLoss
 from ..wells import (PorosityPermeabilityTransform, TrainingMean, format_comparison_table, regression_metrics,
                      summarise_runs)
 

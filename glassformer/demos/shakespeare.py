@@ -30,7 +30,7 @@ import numpy as np
 
 from ..models.lm import DecoderOnlyLM, evaluate_lm, fit_lm
 from ..text import SHAKESPEARE_ATTRIBUTION, CharTokenizer, load_shakespeare, split_text
-from ..training import PrintLoss
+from ..train import PrintLoss
 from ..report import write_report
 
 __all__ = ["QUICK", "FULL", "run_shakespeare"]

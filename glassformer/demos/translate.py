@@ -42,7 +42,7 @@ import numpy as np
 from ..decoding import beam_search, greedy_decode
 from ..models.seq2seq import Seq2SeqTransformer, fit_seq2seq, make_translation_arrays
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
-from ..training import PrintLoss
+from ..train import PrintLoss
 from ..report import write_report
 
 __all__ = ["QUICK", "FULL", "prepare_translation", "train_translation", "bleu", "translate_texts",

@@ -27,8 +27,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import as_float_array, check_dtype, check_ndim
 from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
-from ..losses import MSELoss
-from ..training import History, Trainer
+from ..train.losses import MSELoss
+from ..train import Trainer, make_optimizer, make_schedule, standard_callbacks, total_updates
 from .networks import window_positions
 
 __all__ = ["WindowRegressor", "masked_mse"]
@@ -119,7 +119,7 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
             Validation windows for early stopping; without them ``validation_fraction`` of the
             windows (a seeded random choice) is held out when it is set.
         callbacks : iterable
-            Extra :class:`~glassformer.training.Trainer` callbacks.
+            Extra :class:`~glassformer.train.Trainer` callbacks.
         checkpoint_dir, checkpoint_every, checkpoint_config, resume_from :
             Periodic checkpoints (also written when SIGINT/SIGTERM stops training) and resuming
             from one, to bit-identically the result of an uninterrupted run.
@@ -230,17 +230,21 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         return (X, Y, np.broadcast_to(P, X.shape[:2]) if P.ndim == 1 else P)
 
     def _run_trainer(self, train: tuple, val: tuple | None, callbacks=(), **checkpointing):
-        """Train ``network_`` with :class:`~glassformer.training.Trainer`; ``history_`` is set even on errors."""
+        """Train ``network_`` with :class:`~glassformer.train.Trainer`; ``history_`` is set even on errors."""
         net = self.network_
         self._loss = MSELoss()
         self._positions = train[2] if train[2] is not None and train[2].ndim == 1 else None
-        trainer = Trainer(net.parameters(), self._train_step, optimizer=self.optimizer, lr=self.lr,
-                          momentum=self.momentum, weight_decay=self.weight_decay, epochs=self.epochs,
+        optimizer = make_optimizer(self.optimizer, net.parameters(), lr=self.lr, momentum=self.momentum,
+                                   weight_decay=self.weight_decay)
+        schedule = make_schedule(self.schedule, lr=self.lr, warmup_steps=self.warmup_steps,
+                                 total_steps=total_updates(len(train[0]), self.batch_size, self.epochs))
+        standard = standard_callbacks(early_stopping_patience=self.early_stopping_patience,
+                                      divergence_factor=self.divergence_factor, progress=self.progress,
+                                      **checkpointing)
+        trainer = Trainer(list(net.named_parameters()), self._train_step, optimizer, epochs=self.epochs,
                           batch_size=self.batch_size, seed=self.random_state, grad_clip=self.grad_clip,
-                          schedule=self.schedule, warmup_steps=self.warmup_steps, eval_step=self._eval_step,
-                          early_stopping_patience=self.early_stopping_patience, model=net, progress=self.progress,
-                          callbacks=callbacks, named_params=list(net.named_parameters()),
-                          divergence_factor=self.divergence_factor, **checkpointing)
+                          schedule=schedule, eval_step=self._eval_step, model=net,
+                          callbacks=[*standard, *callbacks])
         self.trainer_ = trainer
         try:
             with self._fit_context(self._positions):

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validation import check_dtype, check_positive_int, check_probability
 from ..errors import InputError, ShapeError
-from ..losses import CrossEntropyLoss, softmax
+from ..train.losses import CrossEntropyLoss, softmax
 from ..nn.dropout import Dropout
 from ..nn.embedding import Embedding
 from ..nn.kv_cache import AttentionCache, encoder_layer_step
@@ -331,14 +331,14 @@ def fit_lm(model: DecoderOnlyLM, train_ids: np.ndarray, *, val_ids: np.ndarray |
 
     Each "epoch" is ``steps_per_epoch`` updates on windows of ``block_size + 1`` tokens starting at
     seeded random offsets; the loss is next-token cross-entropy.  Uses
-    :class:`glassformer.training.Trainer` (progress, history, divergence guard).
+    :class:`glassformer.train.Trainer` (progress, history, divergence guard).
 
     Returns
     -------
-    glassformer.training.History (``val_loss``: :func:`evaluate_lm` on ``val_ids`` each epoch).
+    glassformer.train.History (``val_loss``: :func:`evaluate_lm` on ``val_ids`` each epoch).
     """
-    from ..optim import AdamW
-    from ..training import Trainer
+    from ..train import Trainer, standard_callbacks
+    from ..train.optim import AdamW
 
     train_ids = np.asarray(train_ids, dtype=np.int64)
     n_start = train_ids.size - block_size - 1
@@ -363,10 +363,9 @@ def fit_lm(model: DecoderOnlyLM, train_ids: np.ndarray, *, val_ids: np.ndarray |
 
     named = list(model.named_parameters())
     opt = AdamW(named, lr=lr, betas=(0.9, 0.99), weight_decay=weight_decay)
-    trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=False,
-                      seed=seed, grad_clip=grad_clip,
+    trainer = Trainer(named, step, opt, epochs=epochs, batch_size=1, shuffle=False, seed=seed, grad_clip=grad_clip,
                       schedule=_WarmupCosine10(lr, warmup_steps, epochs * steps_per_epoch),
-                      eval_step=eval_step if val_ids is not None else None, model=model, progress=progress,
-                      callbacks=callbacks, named_params=named)
+                      eval_step=eval_step if val_ids is not None else None, model=model,
+                      callbacks=[*standard_callbacks(progress=progress), *callbacks])
     dummy_val = (np.zeros(1, dtype=np.int64),) if val_ids is not None else None
     return trainer.fit((np.arange(steps_per_epoch),), dummy_val)

@@ -17,9 +17,9 @@ window at each depth, while the transformer it is compared with attends over the
 causal model (e.g. while drilling, where deeper samples do not exist yet).
 
 The estimator contract, training loop and file format are those of
-:class:`~glassformer.models.SequenceRegressor`: the same :class:`~glassformer.training.Trainer`
+:class:`~glassformer.models.SequenceRegressor`: the same :class:`~glassformer.train.Trainer`
 (optimizer, mini-batches shuffled by ``default_rng(random_state)``, gradient clipping, early
-stopping with best-weight restore, divergence guard), :class:`~glassformer.losses.MSELoss` with
+stopping with best-weight restore, divergence guard), :class:`~glassformer.train.losses.MSELoss` with
 NaN targets masked out of the loss, ``validation_fraction`` split, ``score`` (R²), and
 ``save``/``load`` with kind ``"lstm_regressor"``.
 ``positions`` are accepted wherever the transformer takes them, so both models plug into the

@@ -90,7 +90,7 @@ def load_estimator(cls, directory):
         Missing, corrupt or foreign files, another kind of model, an unsupported format version,
         or a config that does not rebuild.
     """
-    from ..training import History
+    from ..train import History
 
     location = model_location(directory, f"{cls.__name__}.load")
     state, config, kind = io.load_model(location)

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._validation import check_dtype, check_positive_int, check_probability
 from ..errors import InputError, ShapeError
-from ..losses import CrossEntropyLoss
+from ..train.losses import CrossEntropyLoss
 from ..nn.dropout import Dropout
 from ..nn.input_embedding import TokenEmbedding
 from ..nn.kv_cache import AttentionCache, cross_attention_kv, decoder_layer_step
@@ -421,10 +421,10 @@ def evaluate_seq2seq(model: Seq2SeqTransformer, src, tgt, *, batch_size: int = 2
 
 
 class _NoamFromZero:
-    """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.training.Trainer` counts."""
+    """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.train.Trainer` counts."""
 
     def __init__(self, d_model: int, warmup_steps: int, factor: float):
-        from ..optim import Noam
+        from ..train.schedules import Noam
 
         self.noam = Noam(d_model, warmup_steps, factor)
 
@@ -438,7 +438,7 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
                 progress: bool = False, callbacks=()):
     """Teacher-forced training with label smoothing, Adam and the Noam schedule, on length buckets.
 
-    Uses :class:`glassformer.training.Trainer` (same progress bar, history and divergence guard as
+    Uses :class:`glassformer.train.Trainer` (same progress bar, history and divergence guard as
     the regressor): each *row* the trainer shuffles is one pre-built length bucket, so the trainer's
     seeded permutation shuffles the buckets every epoch (``batch_size=1`` bucket per update).
 
@@ -461,14 +461,14 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
 
     Returns
     -------
-    glassformer.training.History
+    glassformer.train.History
 
     Raises
     ------
     DivergenceError on a non-finite loss or gradient (the last good parameters are restored).
     """
-    from ..optim import Adam
-    from ..training import Trainer
+    from ..train import Trainer, standard_callbacks
+    from ..train.optim import Adam
 
     lengths = np.array([max(len(s), len(t)) for s, t in zip(src, tgt)])
     buckets = length_buckets(lengths, batch_size, rng=seed)
@@ -486,10 +486,9 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
 
     named = list(model.named_parameters())
     opt = Adam(named, lr=1e-3, betas=betas, eps=eps)
-    trainer = Trainer([p for _, p in named], step, optimizer=opt, epochs=epochs, batch_size=1, shuffle=True,
-                      seed=seed, grad_clip=grad_clip,
+    trainer = Trainer(named, step, opt, epochs=epochs, batch_size=1, shuffle=True, seed=seed, grad_clip=grad_clip,
                       schedule=_NoamFromZero(model.d_model, max(1, int(warmup_steps)), lr_factor),
-                      eval_step=eval_step if val is not None else None, model=model, progress=progress,
-                      callbacks=callbacks, named_params=named)
+                      eval_step=eval_step if val is not None else None, model=model,
+                      callbacks=[*standard_callbacks(progress=progress), *callbacks])
     dummy_val = (np.zeros(1, dtype=np.int64),) if val is not None else None
     return trainer.fit((np.arange(len(buckets)),), dummy_val)

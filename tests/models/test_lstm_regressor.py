@@ -8,7 +8,7 @@ import pytest
 
 from glassformer import LSTMRegressor, SequenceRegressor
 from glassformer.errors import ModelFileError, NotReadyError, ShapeError
-from glassformer.losses import MSELoss
+from glassformer.train.losses import MSELoss
 
 
 def _lag_data(n=96, L=8, seed=0):

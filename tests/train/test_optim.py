@@ -1,4 +1,4 @@
-"""Optimizers, clipping and schedules: Adam's published three steps, PyTorch parity, hand-computed schedules."""
+"""Optimizers and clipping: published Adam numbers, PyTorch parity, hand-computed cases."""
 
 import math
 
@@ -7,9 +7,8 @@ import pytest
 
 from glassformer.errors import DivergenceError, InputError, StateDictError
 from glassformer.nn import Linear, Parameter
-from glassformer.optim import (SGD, Adam, AdamW, ConstantLR, Noam, Scheduler, WarmupCosine,
-                               WarmupLinear, clip_grad_norm)
 from glassformer.selftest.published import bug_report
+from glassformer.train.optim import SGD, Adam, AdamW, clip_grad_norm
 
 torch = pytest.importorskip("torch")
 
@@ -210,54 +209,3 @@ def test_clip_grad_norm_by_hand_and_nonfinite():
     with pytest.raises(DivergenceError, match="'w'"):
         clip_grad_norm([("w", p)], 1.0, error_if_nonfinite=True)
 
-
-def test_noam_by_hand():
-    s = Noam(d_model=512, warmup_steps=4000)
-    assert s.lr_at(1) == pytest.approx(512 ** -0.5 * 4000 ** -1.5, rel=1e-15)
-    assert s.lr_at(4000) == pytest.approx(512 ** -0.5 * 4000 ** -0.5, rel=1e-15)  # the peak
-    assert s.lr_at(8000) == pytest.approx(512 ** -0.5 * 8000 ** -0.5, rel=1e-15)
-    assert s.lr_at(4000) == pytest.approx(6.987712429686844e-4, rel=1e-12)
-    assert Noam(4, 10, factor=2.0).lr_at(5) == pytest.approx(2 * 0.5 * 5 * 10 ** -1.5, rel=1e-15)
-    with pytest.raises(InputError, match="step"):
-        s.lr_at(0)
-    with pytest.raises(InputError, match="warmup_steps"):
-        Noam(512, 0)
-
-
-def test_warmup_cosine_and_linear_by_hand():
-    c = WarmupCosine(base_lr=1.0, warmup_steps=4, total_steps=12, min_lr=0.1)
-    assert [c.lr_at(s) for s in (1, 2, 4)] == [0.25, 0.5, 1.0]
-    assert c.lr_at(8) == pytest.approx(0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi / 2)))  # halfway: 0.55
-    assert c.lr_at(8) == pytest.approx(0.55)
-    assert c.lr_at(12) == pytest.approx(0.1) and c.lr_at(50) == pytest.approx(0.1)
-    lin = WarmupLinear(base_lr=2.0, warmup_steps=2, total_steps=6)
-    assert [lin.lr_at(s) for s in (1, 2, 3, 4, 6, 9)] == pytest.approx([1.0, 2.0, 1.5, 1.0, 0.0, 0.0])
-    assert WarmupCosine(1.0, 0, 2).lr_at(1) == pytest.approx(0.5)
-    assert ConstantLR(0.3).lr_at(99) == 0.3
-    with pytest.raises(InputError, match="warmup_steps"):
-        WarmupCosine(1.0, 10, 5)
-    with pytest.raises(InputError, match="min_lr"):
-        WarmupLinear(1.0, 1, 5, min_lr=2.0)
-    with pytest.raises(InputError, match="base_lr"):
-        WarmupCosine(0.0, 1, 5)
-
-
-def test_scheduler_drives_optimizer_lr_and_resumes():
-    p = Parameter([0.0])
-    opt = SGD([p], lr=1.0)
-    sched = Scheduler(opt, WarmupLinear(base_lr=1.0, warmup_steps=2, total_steps=4))
-    used = []
-    for _ in range(5):
-        used.append(opt.lr)
-        p.grad[...] = 1.0
-        opt.step()
-        sched.step()
-    assert used == pytest.approx([0.5, 1.0, 0.5, 0.0, 0.0])
-    np.testing.assert_allclose(p.data, [-2.0])
-    state = sched.state_dict()
-    assert state == {"last_step": 5, "schedule": {"name": "WarmupLinear", "base_lr": 1.0, "warmup_steps": 2,
-                                                  "total_steps": 4, "min_lr": 0.0}}
-    opt2 = SGD([p], lr=1.0)
-    sched2 = Scheduler(opt2, Noam(4, 2))
-    sched2.load_state_dict({"last_step": 1})
-    assert opt2.lr == pytest.approx(Noam(4, 2).lr_at(2))

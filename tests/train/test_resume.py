@@ -23,9 +23,9 @@ from glassformer import io
 from glassformer.cli import main
 from glassformer.errors import DivergenceError, ModelFileError
 from glassformer.models import SequenceRegressor
-from glassformer.training import ResumeFrom, SaveCheckpoint, TrainingInterrupted
+from glassformer.train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 KW = dict(d_model=8, num_heads=2, d_ff=16, optimizer="adam", lr=1e-2, batch_size=8, epochs=10,
           positional="sinusoidal", dropout=0.1, early_stopping_patience=4, validation_fraction=0.2,

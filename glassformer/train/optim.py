@@ -1,11 +1,11 @@
-"""Optimizers, gradient clipping and learning-rate schedules, in NumPy.
+"""Optimizers and gradient clipping, in NumPy.
 
 Every optimizer works on the :class:`~glassformer.nn.Parameter` objects of a model and
 updates ``p.data`` **in place** (arrays are never rebound, so views held elsewhere, e.g.
 tied weights, stay valid).  The update formulas are PyTorch's (``torch.optim.SGD``,
 ``Adam``, ``AdamW``) evaluated in the same order, so a run matches PyTorch to rounding.
 
-Typical loop::
+Typical loop (what :class:`~glassformer.train.Trainer` runs for you)::
 
     opt = Adam(model.named_parameters(), lr=1e-3)
     sched = Scheduler(opt, WarmupCosine(1e-3, warmup_steps=100, total_steps=5000))
@@ -15,9 +15,9 @@ Typical loop::
         clip_grad_norm(opt.params, 1.0)
         opt.step(); sched.step()
 
-Optimizer and scheduler state round-trips through ``state_dict()`` / ``load_state_dict()``
-as plain ndarrays, numbers, strings and lists, so a checkpoint is an ``.npz`` plus JSON
-(see :func:`glassformer.io.save_checkpoint`).
+Learning-rate schedules are in :mod:`glassformer.train.schedules`.  Optimizer state round-trips
+through ``state_dict()`` / ``load_state_dict()`` as plain ndarrays, numbers, strings and lists,
+so a checkpoint is an ``.npz`` plus JSON (see :func:`glassformer.io.save_checkpoint`).
 """
 
 from __future__ import annotations
@@ -26,77 +26,11 @@ import math
 
 import numpy as np
 
-from .errors import DivergenceError, InputError, StateDictError
-from .nn.module import Module, Parameter
+from ..errors import DivergenceError, InputError, StateDictError
+from ..nn.module import Parameter
+from ._checks import check_number, named_params
 
-__all__ = [
-    "SGD", "Adam", "AdamW", "Optimizer", "clip_grad_norm",
-    "Schedule", "ConstantLR", "WarmupCosine", "WarmupLinear", "Noam", "Scheduler",
-]
-
-
-# --------------------------------------------------------------------------- validation
-def _number(value, name: str, where: str, *, minimum: float = 0.0, strict: bool = False,
-            below: float | None = None) -> float:
-    """Return ``value`` as a finite float >= ``minimum`` (> when ``strict``) and < ``below``."""
-    if isinstance(value, bool):
-        raise InputError(f"{where}: {name} must be a number, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: {name} must be a number, got {value!r}") from None
-    ok = math.isfinite(v) and (v > minimum if strict else v >= minimum)
-    if ok and below is not None:
-        ok = v < below
-    if not ok:
-        rng = f"{'>' if strict else '>='} {minimum:g}" + (f" and < {below:g}" if below is not None else "")
-        raise InputError(f"{where}: {name} must be a finite number {rng}, got {value!r}")
-    return v
-
-
-def _int(value, name: str, where: str, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InputError(f"{where}: {name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _named_params(params, where: str) -> list[tuple[str, Parameter]]:
-    """Normalise params to ``[(name, Parameter)]``, each Parameter once.
-
-    Accepts a Module, an iterable of Parameters (named ``"0"``, ``"1"``, ... like PyTorch's
-    optimizer state), or an iterable of ``(name, Parameter)`` pairs.  A Parameter that occurs
-    twice (tied weights) is kept once, under its first name, so it is not stepped twice.
-    """
-    if isinstance(params, Module):
-        params = params.named_parameters()
-    if isinstance(params, Parameter):
-        raise InputError(f"{where}: params must be an iterable of Parameters, got a single Parameter "
-                         "(wrap it in a list)")
-    try:
-        items = list(params)
-    except TypeError:
-        raise InputError(f"{where}: params must be an iterable of Parameters or (name, Parameter) "
-                         f"pairs, got {type(params).__name__}") from None
-    out, seen, names = [], set(), set()
-    for i, item in enumerate(items):
-        if isinstance(item, Parameter):
-            name, p = str(i), item
-        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Parameter):
-            name, p = str(item[0]), item[1]
-        else:
-            raise InputError(f"{where}: params[{i}] must be a Parameter or a (name, Parameter) pair, "
-                             f"got {type(item).__name__}")
-        if id(p) in seen:
-            continue
-        if name in names:
-            raise InputError(f"{where}: parameter name {name!r} occurs twice for different Parameters")
-        seen.add(id(p))
-        names.add(name)
-        out.append((name, p))
-    if not out:
-        raise InputError(f"{where}: params is empty (nothing to optimise)")
-    return out
-
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "clip_grad_norm", "make_optimizer"]
 
 # --------------------------------------------------------------------------- optimizers
 class Optimizer:
@@ -122,10 +56,10 @@ class Optimizer:
 
     def __init__(self, params, lr):
         where = type(self).__name__
-        named = _named_params(params, where)
+        named = named_params(params, where)
         self.param_names = [n for n, _ in named]
         self.params = [p for _, p in named]
-        self._lr = _number(lr, "lr", where, strict=True)
+        self._lr = check_number(lr, "lr", where, strict=True)
         self.step_count = 0
         self.state = [{b: np.zeros_like(p.data) for b in self._buffers} for p in self.params]
 
@@ -136,7 +70,7 @@ class Optimizer:
 
     @lr.setter
     def lr(self, value) -> None:
-        self._lr = _number(value, "lr", type(self).__name__)
+        self._lr = check_number(value, "lr", type(self).__name__)
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to zero, in place."""
@@ -236,7 +170,7 @@ class SGD(Optimizer):
     PyTorch's ``torch.optim.SGD`` formulas: with ``g = grad + weight_decay * p``,
     the momentum buffer is ``b = g`` on the first step and ``b = momentum * b + (1 - dampening) * g``
     afterwards; the step direction is ``g + momentum * b`` (Nesterov) or ``b``; ``p -= lr * direction``.
-    With ``momentum=0`` this is plain gradient descent ``p -= lr * g`` (the seed's update).
+    With ``momentum=0`` this is plain gradient descent ``p -= lr * g`` (the chapter's update, Pyrcz 2024).
 
     Parameters
     ----------
@@ -261,9 +195,9 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr, momentum=0.0, weight_decay=0.0, nesterov=False, dampening=0.0):
         super().__init__(params, lr)
-        self.momentum = _number(momentum, "momentum", "SGD")
-        self.weight_decay = _number(weight_decay, "weight_decay", "SGD")
-        self.dampening = _number(dampening, "dampening", "SGD", below=1.0 + 1e-12)
+        self.momentum = check_number(momentum, "momentum", "SGD")
+        self.weight_decay = check_number(weight_decay, "weight_decay", "SGD")
+        self.dampening = check_number(dampening, "dampening", "SGD", below=1.0 + 1e-12)
         self.nesterov = bool(nesterov)
         if self.nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise InputError("SGD: nesterov=True requires momentum > 0 and dampening = 0, "
@@ -321,9 +255,10 @@ class Adam(Optimizer):
             b1, b2 = betas
         except (TypeError, ValueError):
             raise InputError(f"{where}: betas must be a pair (beta1, beta2), got {betas!r}") from None
-        self.betas = (_number(b1, "betas[0]", where, below=1.0), _number(b2, "betas[1]", where, below=1.0))
-        self.eps = _number(eps, "eps", where)
-        self.weight_decay = _number(weight_decay, "weight_decay", where)
+        self.betas = (check_number(b1, "betas[0]", where, below=1.0),
+                      check_number(b2, "betas[1]", where, below=1.0))
+        self.eps = check_number(eps, "eps", where)
+        self.weight_decay = check_number(weight_decay, "weight_decay", where)
 
     def _update(self, p, state):
         beta1, beta2 = self.betas
@@ -384,8 +319,8 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0, *, error_if_
     float
         The total norm before clipping.
     """
-    named = _named_params(params, "clip_grad_norm")
-    max_norm = _number(max_norm, "max_norm", "clip_grad_norm", strict=True)
+    named = named_params(params, "clip_grad_norm")
+    max_norm = check_number(max_norm, "max_norm", "clip_grad_norm", strict=True)
     norm_type = float(norm_type)
     if not norm_type > 0:
         raise InputError(f"clip_grad_norm: norm_type must be > 0 or inf, got {norm_type!r}")
@@ -409,168 +344,26 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0, *, error_if_
     return total
 
 
-# --------------------------------------------------------------------------- schedules
-class Schedule:
-    """A learning rate as a function of the 1-based optimizer step: ``lr_at(step)``."""
+def make_optimizer(name, params, *, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
+                   betas=(0.9, 0.999), eps: float = 1e-8, nesterov: bool = False) -> Optimizer:
+    """Build :class:`SGD`, :class:`Adam` or :class:`AdamW` by name (an optimizer object passes through).
 
-    def lr_at(self, step: int) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
+    The estimators' ``optimizer="adam"`` hyperparameter goes through here.  ``weight_decay=None``
+    gives AdamW's default of 0.01.
 
-    def _check_step(self, step) -> int:
-        return _int(step, "step", f"{type(self).__name__}.lr_at", minimum=1)
-
-    def config(self) -> dict:
-        """JSON-able ``{"name": class name, **arguments}`` describing the schedule."""
-        return {"name": type(self).__name__, **self._args}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self._args.items())})"
-
-
-class ConstantLR(Schedule):
-    """The same learning rate at every step.
-
-    Parameters
-    ----------
-    lr : float > 0
+    Raises
+    ------
+    InputError
+        For an unknown name, or an out-of-range setting (the message names it).
     """
-
-    def __init__(self, lr: float):
-        self.lr = _number(lr, "lr", "ConstantLR", strict=True)
-        self._args = {"lr": self.lr}
-
-    def lr_at(self, step: int) -> float:
-        self._check_step(step)
-        return self.lr
-
-
-def _check_warmup(where, base_lr, warmup_steps, total_steps, min_lr):
-    base_lr = _number(base_lr, "base_lr", where, strict=True)
-    warmup_steps = _int(warmup_steps, "warmup_steps", where, minimum=0)
-    total_steps = _int(total_steps, "total_steps", where, minimum=1)
-    if warmup_steps > total_steps:
-        raise InputError(f"{where}: warmup_steps ({warmup_steps}) must not exceed total_steps ({total_steps})")
-    min_lr = _number(min_lr, "min_lr", where)
-    if min_lr > base_lr:
-        raise InputError(f"{where}: min_lr ({min_lr:g}) must not exceed base_lr ({base_lr:g})")
-    return base_lr, warmup_steps, total_steps, min_lr
-
-
-class _Warmup(Schedule):
-    """Linear warmup ``base_lr * step / warmup_steps`` up to step ``warmup_steps``, then a decay."""
-
-    def __init__(self, base_lr, warmup_steps, total_steps, min_lr=0.0):
-        (self.base_lr, self.warmup_steps, self.total_steps,
-         self.min_lr) = _check_warmup(type(self).__name__, base_lr, warmup_steps, total_steps, min_lr)
-        self._args = {"base_lr": self.base_lr, "warmup_steps": self.warmup_steps,
-                      "total_steps": self.total_steps, "min_lr": self.min_lr}
-
-    def lr_at(self, step: int) -> float:
-        step = self._check_step(step)
-        if step <= self.warmup_steps:
-            return self.base_lr * step / self.warmup_steps
-        span = self.total_steps - self.warmup_steps
-        progress = 1.0 if span == 0 else min(1.0, (step - self.warmup_steps) / span)
-        return self.min_lr + (self.base_lr - self.min_lr) * self._decay(progress)
-
-    def _decay(self, progress: float) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-class WarmupCosine(_Warmup):
-    """Linear warmup, then half-cosine decay to ``min_lr`` (Loshchilov & Hutter, 2017, eq. 5).
-
-    ``lr(s) = base_lr * s / warmup_steps`` for ``s <= warmup_steps``; afterwards
-    ``min_lr + (base_lr - min_lr) * (1 + cos(pi * p)) / 2`` with
-    ``p = (s - warmup_steps) / (total_steps - warmup_steps)`` clipped to 1, so ``lr = min_lr`` from
-    ``total_steps`` on.  Steps ``s`` count from 1.
-
-    Parameters
-    ----------
-    base_lr : float > 0
-    warmup_steps : int >= 0
-    total_steps : int >= max(1, warmup_steps)
-    min_lr : float in [0, base_lr], default 0
-    """
-
-    def _decay(self, progress):
-        return 0.5 * (1.0 + math.cos(math.pi * progress))
-
-
-class WarmupLinear(_Warmup):
-    """Linear warmup, then linear decay to ``min_lr`` at ``total_steps`` (same arguments as
-    :class:`WarmupCosine`; the decay factor is ``1 - p``)."""
-
-    def _decay(self, progress):
-        return 1.0 - progress
-
-
-class Noam(Schedule):
-    """The schedule of Vaswani et al. (2017), section 5.3, eq. (3).
-
-    ``lr(s) = factor * d_model**-0.5 * min(s**-0.5, s * warmup_steps**-1.5)`` with ``s`` counted
-    from 1: linear growth for ``warmup_steps`` steps, peak ``factor / sqrt(d_model * warmup_steps)``
-    at ``s = warmup_steps``, then decay as ``1 / sqrt(s)``.
-
-    Parameters
-    ----------
-    d_model : int >= 1
-    warmup_steps : int >= 1
-    factor : float > 0, default 1
-    """
-
-    def __init__(self, d_model: int, warmup_steps: int, factor: float = 1.0):
-        self.d_model = _int(d_model, "d_model", "Noam", minimum=1)
-        self.warmup_steps = _int(warmup_steps, "warmup_steps", "Noam", minimum=1)
-        self.factor = _number(factor, "factor", "Noam", strict=True)
-        self._args = {"d_model": self.d_model, "warmup_steps": self.warmup_steps, "factor": self.factor}
-
-    def lr_at(self, step: int) -> float:
-        s = self._check_step(step)
-        return self.factor * self.d_model ** -0.5 * min(s ** -0.5, s * self.warmup_steps ** -1.5)
-
-
-class Scheduler:
-    """Drives ``optimizer.lr`` from a :class:`Schedule`.
-
-    On construction the optimizer's lr is set for its next step (``lr_at(last_step + 1)``); call
-    :meth:`step` after each ``optimizer.step()`` to move to the following one.
-
-    Parameters
-    ----------
-    optimizer : Optimizer
-    schedule : Schedule
-    last_step : int >= 0, default 0
-        Number of optimizer steps already taken (for resuming).
-    """
-
-    def __init__(self, optimizer: Optimizer, schedule: Schedule, last_step: int = 0):
-        if not isinstance(optimizer, Optimizer):
-            raise InputError(f"Scheduler: optimizer must be a glassformer Optimizer, got {type(optimizer).__name__}")
-        if not isinstance(schedule, Schedule):
-            raise InputError(f"Scheduler: schedule must be a Schedule, got {type(schedule).__name__}")
-        self.optimizer = optimizer
-        self.schedule = schedule
-        self.last_step = _int(last_step, "last_step", "Scheduler", minimum=0)
-        self.optimizer.lr = self.schedule.lr_at(self.last_step + 1)
-
-    @property
-    def lr(self) -> float:
-        """The learning rate the optimizer will use on its next step."""
-        return self.optimizer.lr
-
-    def step(self) -> float:
-        """Advance by one optimizer step; set and return the lr for the next step."""
-        self.last_step += 1
-        self.optimizer.lr = self.schedule.lr_at(self.last_step + 1)
-        return self.optimizer.lr
-
-    def state_dict(self) -> dict:
-        """JSON-able state: ``{"last_step": int, "schedule": schedule.config()}``."""
-        return {"last_step": self.last_step, "schedule": self.schedule.config()}
-
-    def load_state_dict(self, state: dict) -> None:
-        """Restore ``last_step`` and re-set the optimizer's lr accordingly."""
-        self.last_step = _int(state.get("last_step") if isinstance(state, dict) else None,
-                              "last_step", "Scheduler.load_state_dict", minimum=0)
-        self.optimizer.lr = self.schedule.lr_at(self.last_step + 1)
+    if not isinstance(name, str):
+        return name
+    key = name.lower()
+    if key == "sgd":
+        return SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    if key == "adam":
+        return Adam(params, lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+    if key == "adamw":
+        return AdamW(params, lr=lr, betas=tuple(betas), eps=eps,
+                     weight_decay=0.01 if weight_decay is None else weight_decay)
+    raise InputError(f"optimizer must be 'sgd', 'adam' or 'adamw', got {name!r}")

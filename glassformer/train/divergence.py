@@ -1,6 +1,6 @@
 """Finding where training went non-finite: the first module or tensor to blame.
 
-Used by :class:`~glassformer.training.Trainer`'s divergence guard: a failing batch is re-run with every module's
+Used by :class:`~glassformer.train.DivergenceGuard`: a failing batch is re-run with every module's
 output watched (:func:`locate_nonfinite`); :func:`find_nonfinite` searches the cached tensors.
 """
 
@@ -10,14 +10,14 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Diverged", "find_nonfinite", "first_nonfinite_grad", "locate_nonfinite"]
+__all__ = ["find_nonfinite", "first_nonfinite_grad", "locate_nonfinite"]
 
 
 def find_nonfinite(model) -> str | None:
     """Return ``"<module path>: <tensor>"`` of the first non-finite cached tensor, or None.
 
     Modules are walked in registration order (glassformer models register children in forward
-    order); within a module, its ``intermediates()`` (seed symbols) are checked first, then its
+    order); within a module, its ``intermediates()`` (the chapter's symbols) are checked first, then its
     backward cache.  The root module is reported as ``"<model>"``.
     """
     if model is None or not hasattr(model, "named_modules"):
@@ -112,10 +112,3 @@ def first_nonfinite_grad(named_params) -> str | None:
             return f"{name}: grad"
     return None
 
-
-class Diverged(Exception):
-    """Raised inside the training loop on a non-finite loss or gradient; ``where`` names the culprit."""
-
-    def __init__(self, msg: str, where: str | None):
-        super().__init__(msg)
-        self.msg, self.where = msg, where

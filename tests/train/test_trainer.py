@@ -1,5 +1,5 @@
-"""The generic training loop: batching and shuffling order, optimizers, clipping, schedules,
-early stopping, divergence guard, callbacks."""
+"""The training loop: batching and shuffling order, optimizers, clipping, schedules, and the standard
+callbacks working together through it (early stopping, the divergence guard, checkpoints, user callbacks)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 from glassformer.errors import DivergenceError, InputError
-from glassformer.losses import MSELoss
 from glassformer.models import SequenceRegressor
-from glassformer.nn import Linear
-from glassformer.training import History, PrintLoss, Trainer, find_nonfinite, locate_nonfinite
+from glassformer.nn import Linear, Parameter
+from glassformer.train import (History, PrintLoss, SaveCheckpoint, Trainer, find_nonfinite, locate_nonfinite,
+                               make_optimizer, make_schedule, standard_callbacks)
+from glassformer.train.losses import MSELoss
+from glassformer.train.optim import SGD
 
 
 def linear_problem(n=20, w=2.0, seed=0):
@@ -19,7 +21,9 @@ def linear_problem(n=20, w=2.0, seed=0):
     return x, w * x
 
 
-def make_trainer(model, x_scale=1.0, **kw):
+def make_trainer(model, *, optimizer="sgd", lr=0.01, momentum=0.0, weight_decay=0.0, schedule=None,
+                 warmup_steps=0, total_steps=1, early_stopping_patience=None, callbacks=(), **kw):
+    """A Trainer for ``model`` on (x, y) batches, set up as the estimators set theirs up."""
     loss = MSELoss()
 
     def step(batch):
@@ -34,8 +38,11 @@ def make_trainer(model, x_scale=1.0, **kw):
         with model.no_cache():
             return float(np.mean((model.forward(x) - y) ** 2))
 
-    return Trainer(model.parameters(), step, eval_step=eval_step, model=model,
-                   named_params=list(model.named_parameters()), **kw)
+    opt = make_optimizer(optimizer, model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    sched = make_schedule(schedule, lr=lr, warmup_steps=warmup_steps, total_steps=total_steps)
+    cbs = standard_callbacks(early_stopping_patience=early_stopping_patience) + list(callbacks)
+    return Trainer(list(model.named_parameters()), step, opt, schedule=sched, eval_step=eval_step, model=model,
+                   callbacks=cbs, **kw)
 
 
 def test_minibatch_order_is_the_seeds_permutation():
@@ -47,10 +54,8 @@ def test_minibatch_order_is_the_seeds_permutation():
         p.grad += 0.0
         return 1.0
 
-    from glassformer.nn import Parameter
-
     p = Parameter(np.zeros(1))
-    Trainer([p], step, epochs=3, batch_size=32, seed=42).fit((np.arange(100),))
+    Trainer([p], step, SGD([p], lr=0.01), epochs=3, batch_size=32, seed=42).fit((np.arange(100),))
     rng = np.random.default_rng(42)
     want = []
     for _ in range(3):
@@ -95,10 +100,10 @@ def test_gradient_clipping_limits_the_step():
 def test_warmup_schedule_sets_the_learning_rate():
     x, y = linear_problem(n=8)
     m = Linear(1, 1, rng=0)
-    hist = make_trainer(m, epochs=6, lr=0.1, warmup_steps=4).fit((x, y))
+    hist = make_trainer(m, epochs=6, lr=0.1, warmup_steps=4, total_steps=6).fit((x, y))
     np.testing.assert_allclose(hist.lr, [0.025, 0.05, 0.075, 0.1, 0.1, 0.1])
     m2 = Linear(1, 1, rng=0)
-    hist2 = make_trainer(m2, epochs=10, lr=0.1, warmup_steps=2, schedule="cosine").fit((x, y))
+    hist2 = make_trainer(m2, epochs=10, lr=0.1, warmup_steps=2, schedule="cosine", total_steps=10).fit((x, y))
     assert hist2.lr[1] == pytest.approx(0.1) and hist2.lr[-1] == pytest.approx(0.0, abs=1e-12)
 
 
@@ -122,8 +127,8 @@ def test_regressor_early_stopping_with_validation_data():
     rng = np.random.default_rng(0)
     X = rng.random((40, 7, 1))
     y = rng.random((40, 7, 1))          # pure noise: validation cannot keep improving
-    m = SequenceRegressor(epochs=200, optimizer="adam", lr=0.05, batch_size=8, early_stopping_patience=5,
-                          validation_fraction=0.25)
+    m = SequenceRegressor.chapter_model(epochs=200, optimizer="adam", lr=0.05, batch_size=8,
+                                        early_stopping_patience=5, validation_fraction=0.25)
     m.fit(X, y)
     h = m.history_
     assert h.stop_reason == "early_stopping"
@@ -136,16 +141,16 @@ def test_regressor_early_stopping_with_validation_data():
 def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
-    m = SequenceRegressor(lr=1e3, epochs=50, divergence_factor=None)
+    m = SequenceRegressor.chapter_model(lr=1e3, epochs=50, divergence_factor=None)
     seen = []
-    cb = lambda epoch, logs: seen.append({k: v.copy() for k, v in m.state_dict().items()})  # noqa: E731
+    cb = lambda epoch, logs: seen.append({k: v.copy() for k, v in m.network_.state_dict().items()})  # noqa: E731
     with pytest.raises(DivergenceError) as info:
         m.fit(X, y, callbacks=[cb])
     err = info.value
     assert err.where and ("encoder.layers.0" in err.where or "head" in err.where)
     assert err.where in str(err) and f"epoch {err.epoch}" in str(err)
     assert err.epoch == len(seen)
-    for k, v in m.state_dict().items():          # parameters of the last completed epoch
+    for k, v in m.network_.state_dict().items():          # parameters of the last completed epoch
         assert np.isfinite(v).all()
         np.testing.assert_array_equal(v, seen[-1][k])
     assert m.history_.stop_reason == "diverged"
@@ -154,20 +159,20 @@ def test_divergence_guard_names_the_layer_and_keeps_good_parameters():
 def test_huge_learning_rate_reports_nonfinite_loss_location():
     rng = np.random.default_rng(0)
     X, y = rng.random((16, 7, 1)), rng.random((16, 7, 1))
-    m = SequenceRegressor(lr=1e6, epochs=50, divergence_factor=None)
+    m = SequenceRegressor.chapter_model(lr=1e6, epochs=50, divergence_factor=None)
     with pytest.raises(DivergenceError, match=r"\(Linear\): output|: grad"):
         m.fit(X, y)
-    assert all(np.isfinite(p.data).all() for p in m.parameters())
+    assert all(np.isfinite(p.data).all() for p in m.network_.parameters())
 
 
 def test_locate_and_find_nonfinite():
-    m = SequenceRegressor()
+    m = SequenceRegressor.chapter_model().build_network(1)
     X = np.random.default_rng(0).random((2, 7, 1))
     m.encoder.layers[0].linear2.weight.data[0, 0] = np.inf
     where = locate_nonfinite(m, lambda: m.forward(X))
     assert where == "encoder.layers.0.linear2 (Linear): output"
     assert "forward" not in m.encoder.layers[0].linear2.__dict__     # wrappers removed
-    m2 = SequenceRegressor()
+    m2 = SequenceRegressor.chapter_model().build_network(1)
     m2.forward(X)
     assert find_nonfinite(m2) is None
     m2.encoder.layers[0].norm2._cache["xhat"][0, 0, 0] = np.nan
@@ -191,20 +196,23 @@ def test_history_round_trip_and_bad_arguments():
     assert d["val_loss"][0] is None
     back = History.from_dict(d)
     assert back.train_loss == h.train_loss and np.isnan(back.val_loss[0])
-    from glassformer.nn import Parameter
-
     p = Parameter(np.zeros(1))
     with pytest.raises(InputError):
-        Trainer([p], lambda b: 0.0, optimizer="rmsprop")
+        make_optimizer("rmsprop", [p], lr=0.01)
+    with pytest.raises(InputError, match="optimizer must be a glassformer optimizer"):
+        Trainer([p], lambda b: 0.0, "sgd")
+    with pytest.raises(InputError, match="schedule must be None or an object with lr_at"):
+        Trainer([p], lambda b: 0.0, SGD([p], lr=0.01), schedule="cosine")
     with pytest.raises(InputError):
-        Trainer([p], lambda b: 0.0, batch_size=0)
+        Trainer([p], lambda b: 0.0, SGD([p], lr=0.01), batch_size=0)
     with pytest.raises(InputError, match="same number of rows"):
-        Trainer([p], lambda b: 0.0, epochs=1).fit((np.zeros(3), np.zeros(4)))
+        Trainer([p], lambda b: 0.0, SGD([p], lr=0.01), epochs=1).fit((np.zeros(3), np.zeros(4)))
+    with pytest.raises(InputError, match=r"callbacks\[0\] must have a hook method"):
+        Trainer([p], lambda b: 0.0, SGD([p], lr=0.01), callbacks=[42])
 
 
 def test_checkpoint_callback_writes_resumable_state(tmp_path):
     from glassformer import io
-    from glassformer.training import SaveCheckpoint
 
     x, y = linear_problem()
     m = Linear(1, 1, rng=0)
@@ -219,15 +227,15 @@ def test_checkpoint_callback_writes_resumable_state(tmp_path):
 # ------------------------------------------------------------------ growth guard (finite runaway losses)
 def _runaway(lr=1.0, **kw):
     """A loss 10**p whose gradient always pushes p up: epoch e (full batch) sees p = e * lr, loss 10**(e*lr)."""
-    from glassformer.nn import Parameter
-
     p = Parameter(np.zeros(1))
 
     def step(batch):
         p.grad += -1.0
         return float(10.0 ** p.data[0])
 
-    return p, Trainer([p], step, lr=lr, **kw)
+    std = {k: kw.pop(k) for k in ("divergence_factor", "checkpoint_dir", "resume_from") if k in kw}
+    callbacks = standard_callbacks(**std) + list(kw.pop("callbacks", ()))
+    return p, Trainer([p], step, SGD([p], lr=lr), callbacks=callbacks, **kw)
 
 
 def test_growth_guard_stops_a_finite_runaway_and_keeps_the_previous_epochs_start():
@@ -267,15 +275,15 @@ def test_huge_learning_rate_with_clipping_stays_finite_but_is_stopped():
     rng = np.random.default_rng(0)
     X, y = rng.random((64, 7, 1)), rng.random((64, 7, 1))
     kw = dict(optimizer="adam", lr=1e6, grad_clip=1.0, batch_size=16, epochs=10, random_state=0)
-    m = SequenceRegressor(**kw)
+    m = SequenceRegressor.chapter_model(**kw)
     starts = []
 
     class Watch:
         def on_train_begin(self, trainer):
-            starts.append({k: v.copy() for k, v in m.state_dict().items()})
+            starts.append({k: v.copy() for k, v in m.network_.state_dict().items()})
 
         def on_epoch_end(self, trainer, epoch, logs):
-            starts.append({k: v.copy() for k, v in m.state_dict().items()})   # = start of epoch + 1
+            starts.append({k: v.copy() for k, v in m.network_.state_dict().items()})   # = start of epoch + 1
 
     with pytest.raises(DivergenceError) as info:
         m.fit(X, y, callbacks=[Watch()])
@@ -285,7 +293,7 @@ def test_huge_learning_rate_with_clipping_stays_finite_but_is_stopped():
     assert e == len(m.history_) and m.history_.stop_reason == "diverged"
     assert e == 0 and "start of training" in str(err)    # the first epoch's later batches already run away
     expect = starts[max(e - 1, 0)]                 # start of the previous epoch (of training if e == 0)
-    for k, v in m.state_dict().items():
+    for k, v in m.network_.state_dict().items():
         np.testing.assert_array_equal(v, expect[k], err_msg=k)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import FLOAT_DTYPES
-from .errors import InputError, NotReadyError, ShapeError
+from .._validation import FLOAT_DTYPES
+from ..errors import InputError, NotReadyError, ShapeError
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "log_softmax", "softmax"]
 
@@ -95,8 +95,8 @@ class MSELoss(_Loss):
     ``L = sum_valid (pred - target)**2 / n_valid`` (``reduction="mean"``) or the plain sum
     (``"sum"``), where *valid* means the target is not NaN and, if given, ``mask`` is True.
     The gradient is ``2 (pred - target) / n_valid`` at valid entries and exactly 0 elsewhere.
-    With every entry valid this is ``np.mean((pred - target)**2)`` and the seed's gradient
-    ``2.0 * (y_hat - y) / y.size`` (seed 000, ``calculate_loss`` / ``calculate_gradients``).
+    With every entry valid this is ``np.mean((pred - target)**2)`` and its gradient
+    ``2.0 * (y_hat - y) / y.size``, the loss and gradient of the chapter (Pyrcz 2024).
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from glassformer.errors import InputError, NotReadyError, ShapeError
-from glassformer.losses import CrossEntropyLoss, MSELoss, log_softmax, softmax
+from glassformer.train.losses import CrossEntropyLoss, MSELoss, log_softmax, softmax
 from glassformer.selftest.published import bug_report
 
 torch = pytest.importorskip("torch")
