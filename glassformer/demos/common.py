@@ -119,7 +119,8 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
     * ``prediction_vs_depth.png`` -- ``depth``, ``observed`` and ``predictions`` (dict name -> array)
       with the train/forecast ``boundary`` depth;
     * ``crossplot.png`` -- ``porosity`` against ``permeability`` (mD, or log10 if ``log_perm`` is False);
-    * ``attention.png`` -- one ``attention`` matrix (query x key) labelled with ``attention_depths``;
+    * ``attention.png`` -- one ``attention`` matrix (query x key) labelled with ``attention_depths``,
+      and ``attention.json`` beside it (the matrix, its depths and unit) for the report's heat map;
     * ``extra``: dict name -> callable(ax-less) returning a Figure/Axes, saved as ``<name>.png``.
 
     The single place where run figures are drawn, so the plotting back end can be swapped.
@@ -160,6 +161,13 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
                                          + ("\ncolour scale stretched to min-max: weights are near uniform"
                                             if flat else "")).strip())
         save(ax, "attention.png")
+        # The matrix beside its picture: the report draws it as a heat map that shows each cell's
+        # query depth, key depth and weight on hover.
+        depths = None if attention_depths is None else np.asarray(attention_depths, dtype=float)
+        write_json(figdir / "attention.json", {
+            "title": (attention_title or f"{title} attention weights (layer 0, head 0)").strip(),
+            "matrix": A, "query_positions": depths, "key_positions": depths if depths is not None and
+            len(depths) == A.shape[1] else None, "position_unit": depth_unit})
     for name, make in (extra or {}).items():
         save(make(), f"{name}.png")
     return written

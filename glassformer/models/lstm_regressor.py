@@ -239,3 +239,9 @@ class LSTMRegressor(WindowRegressor):
                 f"num_layers={p['num_layers']}, bidirectional={p['bidirectional']})  "
                 f"# {self.num_parameters()} parameters, {fitted}")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: non-default hyperparameters, parameter count, fitted or not."""
+        from ..display import estimator_html
+
+        return estimator_html(self)
+

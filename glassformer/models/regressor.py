@@ -479,6 +479,12 @@ class SequenceRegressor(WindowRegressor):
         body = ", ".join(shown)
         return f"SequenceRegressor({body})  # {self.num_parameters()} parameters, {fitted}"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: non-default hyperparameters, parameter count, fitted or not."""
+        from ..display import estimator_html
+
+        return estimator_html(self)
+
 
 def _block_with_attention(blk, Z, A):
     """Run encoder layer ``blk`` on ``Z`` with attention weights ``A (b, h, L, L)`` instead of softmax."""
