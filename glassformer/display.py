@@ -68,9 +68,9 @@ def _attention_maps(trace, sample: int) -> str:
         labels = pos if pos is not None and len(pos) == L == S else None
         cell = max(4.0, min(18.0, 144.0 / max(L, S)))
         lo, hi = float(np.nanmin(arr[sample])), float(np.nanmax(arr[sample]))   # one scale for the layer's heads
-        figs = "".join(
-            f"<figure>{heatmap_svg(arr[sample, h], query_labels=labels, unit=unit, cell=cell, vmin=lo, vmax=hi, axes=False, title=f'{key}, head {h}')}"
-            f"<figcaption>{esc(key)}, head {h}</figcaption></figure>" for h in range(heads))
+        maps = [heatmap_svg(arr[sample, h], query_labels=labels, unit=unit, cell=cell, vmin=lo, vmax=hi, axes=False,
+                            title=f"{key}, head {h}") for h in range(heads)]
+        figs = "".join(f"<figure>{m}<figcaption>{esc(key)}, head {h}</figcaption></figure>" for h, m in enumerate(maps))
         cut = f" (first {MAX_CELLS} of {max(L, S)} positions)" if max(L, S) > MAX_CELLS else ""
         blocks.append(f"<div class=\"maps\">{figs}</div><p style=\"font-size:11px\">{esc(key)}: rows are queries, "
                       f"columns keys, sequence {sample} of {b}{cut}; colour from {lo:.3g} (dark) to {hi:.3g} (bright), "

@@ -62,7 +62,7 @@ RESULT_TITLES = {
     "forecast_across_seeds_mD": "Forecasts across seeds (mD)",
     "attention": "Learned attention (mean over the held-out sequences)",
     "ablation_mse": "Attention ablation: held-out MSE with the learned, uniform and identity weights",
-    "comparison": "Comparison, more detail",
+    "comparison": "More of the comparison",
     "train_table": "The same comparison on the training split",
     "per_seed": "Per seed",
     "training": "Training of the transformer",
