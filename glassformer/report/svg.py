@@ -36,8 +36,14 @@ def _label(v) -> str:
     return f"{v:g}" if isinstance(v, (int, float, np.floating, np.integer)) else str(v)
 
 
-def _ticks(n: int, max_ticks: int) -> range:
-    return range(0, n, max(1, -(-n // max_ticks)))
+def _ticks(n: int, max_ticks: int, cell: float = 0.0, label_px: float = 0.0) -> range:
+    """Every k-th index: at most ``max_ticks`` labels, and none closer than a label's width."""
+    step = max(1, -(-n // max_ticks), int(np.ceil((label_px + 6) / cell)) if cell > 0 else 1)
+    return range(0, n, step)
+
+
+#: Width of one tick-label character at the maps' 11 px font (px).
+CHAR_PX = 6.5
 
 
 def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None = None, cell: float = 16.0,
@@ -89,7 +95,8 @@ def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None
     colours = _colours(np.nan_to_num(W, nan=lo), lo, hi)                           # (l, s)
     where = position_name(unit)
     suffix = f" {unit}" if unit and where == "depth" else ""
-    left, top = (56.0, 40.0) if axes else (0.0, 0.0)
+    widest = max(len(_label(v)) for v in q) if q else 1
+    left, top = (max(56.0, 30.0 + CHAR_PX * widest), 40.0) if axes else (0.0, 0.0)
     rects = []
     for i, qi in enumerate(q):
         for j, kj in enumerate(k):
@@ -111,10 +118,11 @@ def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None
 def _axes(q, k, cell, left, top, where, unit, max_ticks) -> str:
     """Tick labels (queries down the left, keys along the top) and the two axis names."""
     parts = []
-    for i in _ticks(len(q), max_ticks):
+    key_px = CHAR_PX * max((len(_label(v)) for v in k), default=1)
+    for i in _ticks(len(q), max_ticks, cell, 5.0):
         parts.append(f"<text x=\"{left - 4:g}\" y=\"{top + (i + 0.5) * cell:g}\" text-anchor=\"end\" "
                      f"dominant-baseline=\"middle\">{esc(_label(q[i]))}</text>")
-    for j in _ticks(len(k), max_ticks):
+    for j in _ticks(len(k), max_ticks, cell, key_px):
         parts.append(f"<text x=\"{left + (j + 0.5) * cell:g}\" y=\"{top - 6:g}\" text-anchor=\"middle\">"
                      f"{esc(_label(k[j]))}</text>")
     unit_text = f" ({unit})" if unit else ""

@@ -42,7 +42,11 @@ def fmt(v) -> str:
     if isinstance(v, int):
         return f"{v:,}" if abs(v) >= 10000 else str(v)
     if isinstance(v, float):
-        return str(v) if math.isnan(v) or math.isinf(v) else f"{v:.4g}"
+        if math.isnan(v) or math.isinf(v):
+            return str(v)
+        if 1000 <= abs(v) < 1e6:               # depths (3351.6 m) keep their decimal, not just 4 digits
+            return f"{v:.1f}".removesuffix(".0")
+        return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
         text = ", ".join(fmt(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
         return f"[{text}]"
