@@ -125,7 +125,9 @@ def estimator_html(model) -> str:
 
     Parameters
     ----------
-    model : SequenceRegressor or LSTMRegressor (anything with ``get_params`` and ``num_parameters``)
+    model : SequenceRegressor or LSTMRegressor
+        Anything with ``get_params``; its parameters are its own ``named_parameters`` or those of
+        its ``network_`` (an estimator that builds its network when fitted).
 
     Returns
     -------
@@ -136,15 +138,21 @@ def estimator_html(model) -> str:
     name = type(model).__name__
     params, defaults = model.get_params(), constructor_defaults(type(model))
     changed = [(k, v, defaults[k]) for k, v in params.items() if k in defaults and _differs(v, defaults[k])]
+    net = model if hasattr(model, "named_parameters") else getattr(model, "network_", None)
     fitted = "fitted" if getattr(model, "is_fitted_", False) else "not fitted"
     hist = getattr(model, "history_", None)
     if hist is not None and len(hist):
-        fitted += (f": {len(hist)} epochs ({hist.stop_reason}), final training loss {fmt(hist.train_loss[-1])}"
+        fitted += (f": {len(hist)} epoch{'s' if len(hist) != 1 else ''} ({hist.stop_reason}), final training loss "
+                   f"{fmt(hist.train_loss[-1])}"
                    + (f", best epoch {hist.best_epoch}" if hist.best_epoch is not None else ""))
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(fmt(v))}</td><td>{esc(fmt(d))}</td></tr>" for k, v, d in changed)
     table = (f"<table><tr><th>hyperparameter</th><th>value</th><th>default</th></tr>{rows}</table>" if changed
              else "<p>Every hyperparameter has its default value.</p>")
-    shapes = "".join(f"<tr><th>{esc(n)}</th><td>{esc(tuple(p.shape))}</td></tr>" for n, p in model.named_parameters())
-    return (f"<div class=\"gf-view\">{_STYLE}<p><b>{esc(name)}</b>: {model.num_parameters():,} parameters, "
-            f"{esc(fitted)}.</p>{table}<details><summary>Parameter tensors</summary><table>{shapes}</table>"
-            "</details></div>")
+    if net is None:
+        size, shapes = "no network built yet", ""
+    else:
+        named = list(net.named_parameters())
+        size = f"{sum(int(np.prod(p.shape)) for _, p in named):,} parameters"
+        rows = "".join(f"<tr><th>{esc(n)}</th><td>{esc(tuple(p.shape))}</td></tr>" for n, p in named)
+        shapes = f"<details><summary>Parameter tensors</summary><table>{rows}</table></details>"
+    return f"<div class=\"gf-view\">{_STYLE}<p><b>{esc(name)}</b>: {size}, {esc(fitted)}.</p>{table}{shapes}</div>"

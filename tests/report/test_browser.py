@@ -99,7 +99,9 @@ def _two_well_runs(out):
     from glassformer.demos.synthetic_wells import WELL_MODEL
 
     wells = synthetic_wells(n_wells=4, seed=13)
-    pipe = lambda: WellPipeline(["PHI", "VSH"], "PERM", window=16, model_params=dict(WELL_MODEL, epochs=1))  # noqa: E731
+    def pipe():
+        return WellPipeline(["PHI", "VSH"], "PERM", window=16, model_params=dict(WELL_MODEL, epochs=1))
+
     g = wells[0]
     cut = float(g.depth[len(g.depth) // 2])
     step = float(g.depth[1] - g.depth[0])

@@ -16,9 +16,12 @@ UNITS = {"rmse": "log10 mD", "mae": "log10 mD", "r2": "dimensionless"}
 
 def _metrics(model_rmse, baseline_rmse, *, seeds=(42,)):
     """A comparison as run_well_experiment writes it (hand-made numbers)."""
-    sd = (lambda v: 0.01) if len(seeds) > 1 else (lambda v: None)
-    row = lambda r: {"rmse": r, "rmse_sd": sd(r), "mae": r * 0.8, "mae_sd": sd(r), "r2": 1 - r, "r2_sd": sd(r),  # noqa: E731
-                     "parameters": 10, "train_s": 1.5, "train_s_sd": None, "n": 100}
+    sd = 0.01 if len(seeds) > 1 else None
+
+    def row(r):
+        return {"rmse": r, "rmse_sd": sd, "mae": r * 0.8, "mae_sd": sd, "r2": 1 - r, "r2_sd": sd, "parameters": 10,
+                "train_s": 1.5, "train_s_sd": None, "n": 100}
+
     return {"title": "hand-made", "units": UNITS,
             "comparison": {"split": "test", "seeds": list(seeds),
                            "table": {"transformer": row(model_rmse), "LSTM": row(0.9),
