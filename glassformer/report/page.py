@@ -102,23 +102,21 @@ def _no_headline(run: RunFolder) -> str:
 
 def _combined_headline(run: RunFolder) -> str:
     """One sentence per run and one table: every model of every run, by run."""
-    sentences, rows, units = [], [], None
-    for child in run.children:
-        h = hl.headline_of(child.metrics)
-        if h is None:
-            continue
-        units = units or h.units
+    found = [(child, hl.headline_of(child.metrics)) for child in run.children]
+    found = [(child, h) for child, h in found if h is not None]
+    if not found:
+        return "<p>No run in this folder has a model-beside-baselines result.</p>"
+    cols = [c for c in ("rmse", "mae", "r2", "bleu", "loss", "n")
+            if any(c in r for _, h in found for r in h.rows.values())]
+    units, sentences, rows = found[0][1].units, [], []
+    for child, h in found:
         sentences.append(hl.sentence(h, title_of(child)))
-        cols = [c for c in ("rmse", "mae", "r2", "n") if any(c in r for r in h.rows.values())]
         for i, (name, r) in enumerate(h.rows.items()):
             first = f"<th class=\"run\" rowspan=\"{len(h.rows)}\">{esc(title_of(child))}</th>" if i == 0 else ""
             cls = " class=\"model\"" if name in h.models else ""
             cells = "".join(f"<td class=\"num\">{esc(fmt(r.get(c)))}</td>" for c in cols)
             rows.append(f"<tr{cls}>{first}<th>{esc(name)}</th>{cells}</tr>")
-    if not rows:
-        return "<p>No run in this folder has a model-beside-baselines result.</p>"
-    head = "<tr><th>run</th><th>model</th>" + "".join(f"<th>{esc(column_name(c, units))}</th>"
-                                                     for c in ("rmse", "mae", "r2", "n")) + "</tr>"
+    head = "<tr><th>run</th><th>model</th>" + "".join(f"<th>{esc(column_name(c, units))}</th>" for c in cols) + "</tr>"
     return (f"<table id=\"headline\" class=\"headline\">{head}{''.join(rows)}</table>"
             + "".join(f"<p class=\"verdict\">{esc(s)}</p>" for s in sentences))
 
@@ -134,8 +132,7 @@ def _multi(run: RunFolder) -> list:
                f"</a>.</p>") if (child.path / "report.html").is_file() else ""
         section = [f"<h2>{esc(title_of(child))}</h2>", *intro_paragraphs(child, describe=False), own,
                    notes_html(child)]
-        notes = headline_section(child, f"headline-{child.path.name}")
-        section.append(notes)
+        section.append(headline_section(child, f"headline-{child.path.name}"))
         section += _run_body(child, prefix, 3)
         body.append(f"<section class=\"run\" id=\"run-{esc(child.path.name)}\">{''.join(section)}</section>")
     own = results_section(run, skip=[c.path.name for c in run.children])
