@@ -1,6 +1,6 @@
-"""A read-only record of every named intermediate of one forward pass (DESIGN.md, fixed decision 7).
+"""A read-only record of every named intermediate of one forward pass, for reading the model step by step.
 
-The symbols are seed 000's, in the order the forward pass computes them:
+The symbols are the chapter's (Pyrcz 2024, "Transformers"), in the order the forward pass computes them:
 
 ======  ======================================  ===================================
 symbol  meaning                                 shape
@@ -35,6 +35,18 @@ from collections.abc import Mapping
 import numpy as np
 
 _LAYER_SYMBOLS = ("Q", "K", "V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H")
+#: What each symbol is, by its last dotted component (``layers.0.A`` -> ``A``), for displays.
+SYMBOLS = {
+    "X": "the inputs as given", "E": "input embedding", "P": "positional encoding", "Z": "E + P, the encoder input",
+    "Q": "queries, per head", "K": "keys, per head", "V": "values, per head", "S": "scaled scores Q K^T / sqrt(d_k)",
+    "A": "attention weights, softmax of S", "U": "attention output", "O": "attention output after projection",
+    "T1": "first residual sum", "R": "LayerNorm of T1", "G": "feed-forward hidden activations",
+    "F": "feed-forward output", "T2": "second residual sum", "H": "LayerNorm of T2, the layer output",
+    "y_hat": "prediction, linear head on H", "memory": "encoder output read by the decoder",
+    "logits": "output scores over the vocabulary",
+}
+#: Units that hold whatever the model's inputs are (attention weights and scores are pure numbers).
+DEFAULT_UNITS = {"A": "weight, 0-1; each row sums to 1", "S": "dimensionless score"}
 _HEAD_SYMBOLS = ("Q", "K", "V", "S", "A")
 
 
@@ -50,6 +62,9 @@ class Trace(Mapping):
         Keys are bare model-level symbols or ``"layers.<i>.<symbol>"`` (see the module docstring).
     positions : array-like, optional
         The positions (sample index or depth in metres) used, kept for labelling plots.
+    units : mapping of str to str, optional
+        Units of some entries, by key or by symbol (e.g. ``{"positions": "m", "X": "v/v"}``),
+        shown by the notebook display; weights ``A`` and scores ``S`` carry theirs already.
 
     Examples
     --------
@@ -60,7 +75,7 @@ class Trace(Mapping):
     >>> tr.head(0, 0)["A"].shape                     # (batch, seq, seq)  # doctest: +SKIP
     """
 
-    def __init__(self, arrays: Mapping, positions=None):
+    def __init__(self, arrays: Mapping, positions=None, units: Mapping | None = None):
         store = {}
         for key, value in arrays.items():
             if value is None:
@@ -75,6 +90,7 @@ class Trace(Mapping):
         else:
             pos = None
         self.positions = pos
+        self.units = {**DEFAULT_UNITS, **{str(k): str(v) for k, v in (units or {}).items()}}
 
     # --- Mapping protocol ------------------------------------------------
     def __getitem__(self, key: str) -> np.ndarray:
@@ -126,3 +142,9 @@ class Trace(Mapping):
         width = max((len(k) for k in self._arrays), default=1)
         rows = [f"  {k:<{width}}  {tuple(v.shape)}  {v.dtype}" for k, v in self._arrays.items()]
         return "Trace(\n" + "\n".join(rows) + "\n)"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: every array in forward order with shape and units, attention heat maps per head."""
+        from .display import trace_html
+
+        return trace_html(self)

@@ -87,7 +87,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     import pandas as pd
 
     out = prepare_run_dir(out)
-    echo("Demonstration 2 (seed 000): target = 2 x porosity at the next depth; 800 train / 200 test sequences")
+    echo("Demonstration 2, the next depth: target = 2 x porosity at the next depth; 800 train / 200 test sequences")
     t0 = time.perf_counter()
     model, Xtr, ytr, Xte, yte = train(epochs, echo=echo)
     tf_seconds = time.perf_counter() - t0
@@ -114,7 +114,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     mean = TrainingMean().fit(None, ytr)
     flat_t = yte.ravel()
     metrics = {
-        "title": "Demonstration 2 (seed 000)",
+        "title": "Demonstration 2: the next depth",
         "units": {"mse": "target units (2 x porosity, v/v)", "rmse": "target units", "mae": "target units"},
         "printed_mean_batch_mse": {str(e): model.history_.train_loss[e - 1] for e in CHAPTER_MSE
                                    if e <= len(model.history_)},

@@ -154,7 +154,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
 
     seeds = [int(s) for s in seeds]
     out = prepare_run_dir(out)
-    echo("Demonstration 1 (seed 000): porosity -> permeability at depths 1-7 m, forecast 8-14 m")
+    echo("Demonstration 1, seven depths: porosity -> permeability at depths 1-7 m, forecast 8-14 m")
     t0 = time.perf_counter()
     model, x, y, xf, xs, ys = train(epochs, echo=echo, random_state=seeds[0])
     model.fit_s_ = time.perf_counter() - t0
@@ -184,7 +184,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     summary = summarise_runs(runs, "train")
     hist = model.history_
     metrics = {
-        "title": "Demonstration 1 (seed 000)",
+        "title": "Demonstration 1: seven depths",
         "units": {"rmse": "mD", "mae": "mD", "r2": "dimensionless", "mse_scaled": "min-max scaled permeability",
                   "rmse_sd": "mD", "mae_sd": "mD", "train_s": "s", "train_s_sd": "s"},
         "note": ("Metrics are on the 7 training depths (no observed permeability exists at depths 8-14). "

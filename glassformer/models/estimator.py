@@ -360,6 +360,12 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
 
         return load_estimator(cls, directory)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the hyperparameters that differ from the defaults, parameter count, fitted or not."""
+        from ..display import estimator_html
+
+        return estimator_html(self)
+
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
         text = super().__repr__(N_CHAR_MAX)
         net = getattr(self, "network_", None)

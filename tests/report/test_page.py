@@ -1,4 +1,4 @@
-"""glassformer.report: a self-contained report.html per run folder, and `glassformer report`."""
+"""glassformer.report: a self-contained report.html per run folder, and `glassformer report` (the page as a whole)."""
 
 from __future__ import annotations
 

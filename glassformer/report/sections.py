@@ -1,0 +1,188 @@
+"""The sections of a report after its introduction, each a small function of the run folder.
+
+:func:`headline_section` (the sentence and table), :func:`results_section` (every other entry of
+metrics.json, its table shape chosen from its value), :func:`data_section` (what the run read
+and wrote) and :func:`configuration_section` (collapsed: what differs from the library's
+defaults first, then the run's own settings, then everything).  A new kind of run adds entries
+to metrics.json or config.json; they appear without new code here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from . import headline as hl
+from .run import RunFolder, attributions, predictions_summary
+from .tables import esc, flatten, fmt, is_scalar, is_short_list, kv_table, render
+
+#: Keys of config.json / metrics.json shown under "Data" rather than "Configuration" or "Results".
+DATA_KEYS = ("data", "data_summary", "dataset", "wells", "train_wells", "validation_wells", "test_wells",
+             "intervals", "split", "positions")
+#: Keys the page shows elsewhere (title, introduction, headline) and never again as results.
+SHOWN_ELSEWHERE = ("title", "description", "attribution", "units", "model", "baselines", "seeds")
+
+#: config.json keys holding an estimator's hyperparameters -> the estimator (its defaults are its signature's).
+ESTIMATORS = {"model": "SequenceRegressor", "lstm": "LSTMRegressor"}
+
+
+def notes_html(run: RunFolder) -> str:
+    """Problems met reading the folder, as notes."""
+    return "".join(f"<p class=\"note\">{esc(n)}</p>" for n in run.notes)
+
+
+def attribution_html(run: RunFolder) -> str:
+    return "".join(f"<p class=\"attribution\">{esc(a)}</p>" for a in attributions(run))
+
+
+def _long_notes(metrics: Mapping) -> list:
+    """The run's own remarks on its numbers (``note`` entries), shown right under the headline."""
+    found = []
+    for src in (metrics, metrics.get("comparison")):
+        if isinstance(src, Mapping) and isinstance(src.get("note"), str):
+            found.append(src["note"])
+    return found
+
+
+def headline_section(run: RunFolder, table_id: str = "headline") -> str:
+    """The headline sentence and table (id ``table_id``), and the run's notes on them; "" if none."""
+    h = hl.headline_of(run.metrics)
+    if h is None:
+        return ""
+    notes = "".join(f"<p class=\"note\">{esc(n)}</p>" for n in _long_notes(run.metrics))
+    return (hl.table(h, table_id)
+            + "<p class=\"small\">The run's own model is shaded; the best value of each column is in bold.</p>"
+            + f"<p class=\"verdict\">{esc(hl.sentence(h))}</p>" + notes)
+
+
+#: Headings of well-known metrics.json entries (any other entry is headed by its key).
+RESULT_TITLES = {
+    "printed_mse": "Training MSE at the epochs the chapter prints",
+    "printed_mean_batch_mse": "Mean batch MSE at the epochs the chapter prints",
+    "forecast_mD": "Forecasts at depths 8-14 m (mD; no permeability was measured there)",
+    "forecast_across_seeds_mD": "Forecasts across seeds (mD)",
+    "attention": "Learned attention (mean over the held-out sequences)",
+    "ablation_mse": "Attention ablation: held-out MSE with the learned, uniform and identity weights",
+    "comparison": "More of the comparison",
+    "train_table": "The same comparison on the training split",
+    "per_seed": "Per seed",
+    "training": "Training of the transformer",
+    "training_lstm": "Training of the LSTM",
+    "test": "Test split",
+    "train": "Training split",
+}
+
+#: Entries of ``metrics["comparison"]`` that the headline shows.
+COMPARISON_SHOWN = ("table", "split", "seeds", "note")
+
+
+def _used_by_headline(metrics: Mapping) -> set:
+    used = set(SHOWN_ELSEWHERE)
+    comp = metrics.get("comparison")
+    if isinstance(comp, Mapping) and set(comp) <= set(COMPARISON_SHOWN):
+        used.add("comparison")
+    if "bleu_greedy" in metrics:
+        used.update({"bleu_greedy", "bleu_beam", "bleu_copy_source", "bleu_untrained_greedy"})
+    if "val_loss_nats" in metrics:
+        used.update({"val_loss_nats", "unigram_baseline_nats", "initial_val_loss_nats"})
+    return used
+
+
+def results_section(run: RunFolder, skip=()) -> str:
+    """Every metrics.json entry not shown elsewhere: scalars in one table, each structure in its own."""
+    m = run.metrics
+    if not isinstance(m, Mapping):
+        return ""
+    skip = _used_by_headline(m) | set(skip) | set(DATA_KEYS)
+    units = m.get("units") if isinstance(m.get("units"), Mapping) else None
+    scalars = [(k, v) for k, v in m.items()
+               if k not in skip and k != "note" and is_scalar(v) and not (isinstance(v, str) and len(v) > 80)]
+    parts = [kv_table(scalars)] if scalars else []
+    for k, v in m.items():
+        if k in skip or k == "note":
+            continue
+        if isinstance(v, Mapping) and k == "comparison":
+            v = _comparison_rest(v)
+        if isinstance(v, str) and len(v) > 80:
+            parts.append(f"<p class=\"note\"><b>{esc(k)}:</b> {esc(v)}</p>")
+        elif not is_scalar(v):
+            parts.append(render(RESULT_TITLES.get(k, k), v, units=units, titles=RESULT_TITLES))
+    return "".join(parts)
+
+
+def _comparison_rest(comp: Mapping) -> dict:
+    """What the headline does not show of a comparison; per-seed lists only when there are several seeds."""
+    rest = {k: v for k, v in comp.items() if k not in COMPARISON_SHOWN}
+    if len(comp.get("seeds") or []) <= 1:
+        rest.pop("per_seed", None)
+    return rest
+
+
+def data_section(run: RunFolder) -> str:
+    """What the run read (wells, intervals, data settings) and wrote (predictions.csv)."""
+    facts, parts = [], []
+    for src in (run.config, run.metrics):
+        if not isinstance(src, Mapping):
+            continue
+        for k in DATA_KEYS:
+            if k not in src:
+                continue
+            if is_scalar(src[k]) or is_short_list(src[k]):
+                facts.append((k, src[k]))
+            else:
+                parts.append(render(k, src[k]))
+    facts += predictions_summary(run.path / "predictions.csv")
+    if facts:
+        parts.insert(0, kv_table(facts))
+    return "".join(parts)
+
+
+def estimator_defaults(name: str) -> dict:
+    """Constructor defaults of ``glassformer.models.<name>`` (option dicts default to ``{}``)."""
+    from .. import models
+    from ..display import constructor_defaults
+
+    cls = getattr(models, name, None)
+    return constructor_defaults(cls) if cls is not None else {}
+
+
+def split_config(config: Mapping) -> tuple:
+    """``(differ, own, all)``: ``[(key, value, default)]`` of hyperparameters that differ from the
+    estimators' defaults; ``[(key, value)]`` of settings that have no library default; every setting."""
+    differ, own, everything = [], [], []
+    for key, value in config.items():
+        if key in DATA_KEYS or key in ("title", "description", "attribution"):
+            continue
+        defaults = estimator_defaults(ESTIMATORS[key]) if key in ESTIMATORS and isinstance(value, Mapping) else None
+        for sub, v in (flatten({key: value}) if isinstance(value, Mapping) else [(key, value)]):
+            everything.append((sub, v))
+            name = sub.split(".", 1)[1] if "." in sub else sub
+            if defaults is not None and name in defaults:
+                if _differs(v, defaults[name]):
+                    differ.append((sub, v, defaults[name]))
+            else:
+                own.append((sub, v))
+    return differ, own, everything
+
+
+def configuration_section(run: RunFolder, table_prefix: str = "config") -> str:
+    """The configuration, collapsed: hyperparameters that differ from defaults first, then the rest."""
+    if not isinstance(run.config, Mapping) or not run.config:
+        return ""
+    differ, own, everything = split_config(run.config)
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(fmt(v))}</td><td>{esc(fmt(d))}</td></tr>"
+                   for k, v, d in differ)
+    first = (f"<h4>Different from the defaults ({len(differ)})</h4><table id=\"{table_prefix}-differs\">"
+             f"<tr><th>setting</th><th>this run</th><th>default</th></tr>{rows}</table>") if differ else \
+        "<p>Every model hyperparameter has its default value.</p>"
+    second = (f"<h4>Settings of this run ({len(own)})</h4>" + kv_table(own, f"{table_prefix}-run")) if own else ""
+    summary = (f"Configuration: {len(differ)} setting{'s' if len(differ) != 1 else ''} differ"
+               f"{'s' if len(differ) == 1 else ''} from the defaults ({len(everything)} in all)")
+    return (f"<details class=\"config\"><summary>{esc(summary)}</summary>{first}{second}"
+            f"<details><summary>All {len(everything)} settings</summary>"
+            f"{kv_table(everything, f'{table_prefix}-all')}</details></details>")
+
+
+def _differs(value, default) -> bool:
+    from ..display import differs_from_default      # display draws with this package's SVG
+
+    return differs_from_default(value, default)
