@@ -80,8 +80,9 @@ def test_estimator_html_shows_non_defaults_parameters_and_state():
     X = np.random.default_rng(0).random((4, 7, 1))
     m.fit(X, X)
     html = estimator_html(m)
-    # embedding 8 + 8, in_proj 24 x 8 + 24, linear1 16 x 8 + 16, linear2 8 x 16 + 8, two norms 2 x 16, head 8 + 1
-    assert "553 parameters, fitted: 3 epochs (completed), final training loss" in html and "not fitted" not in html
+    # embedding 8 + 8, in_proj 24 x 8 + 24, out_proj 8 x 8 + 8, linear1 16 x 8 + 16, linear2 8 x 16 + 8,
+    # two norms 2 x 16, head 8 + 1
+    assert "625 parameters, fitted: 3 epochs (completed), final training loss" in html and "not fitted" not in html
     assert "<th>embedding.linear.weight</th><td>(8, 1)</td>" in html
     assert "Every hyperparameter has its default value." in SequenceRegressor()._repr_html_()
     lstm = LSTMRegressor(hidden_size=4, epochs=1).fit(X, X)._repr_html_()
