@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..errors import InputError
-from .wells import WellLog
+from .welllog import WellLog
 
 __all__ = ["SyntheticWellParams", "neighbor_dataset", "split_by_sequence", "synthetic_wells"]
 

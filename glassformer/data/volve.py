@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataFileError, InputError
-from .wells import WellLog, read_well
+from .read import read_well
+from .welllog import WellLog
 
 __all__ = [
     "ATTRIBUTION",

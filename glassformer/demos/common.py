@@ -28,7 +28,7 @@ import numpy as np
 from .. import io
 from ..baselines import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 from ..data.scaling import Log10Transform, MinMaxScaler, scaler_from_dict
-from ..data.wells import WellLog
+from ..data import WellLog
 from ..data.windows import contiguous_runs, make_windows, stitch_windows
 from ..errors import DataFileError, InputError
 from ..models import LSTMRegressor, SequenceRegressor

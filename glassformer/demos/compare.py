@@ -70,7 +70,7 @@ def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = No
         If ``test_depth`` overlaps ``train_depth`` in a well by more than one shared boundary sample
         (which stays in training), or lies inside it.
     """
-    from ..data.wells import read_well
+    from ..data import read_well
 
     top, base = train_depth
     logs = [read_well(p) for p in data]
