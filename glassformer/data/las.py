@@ -262,6 +262,9 @@ def _new_las(log: WellLog):
                 las.sections[section] = copy.deepcopy(header.sections[section])
         index = (header.curves[0].mnemonic, header.curves[0].unit, header.curves[0].descr)
         described = {c.mnemonic.upper(): c for c in header.curves[1:]}
+    for mnem, descr in (("STRT", "START DEPTH"), ("STOP", "STOP DEPTH"), ("STEP", "STEP")):
+        if mnem not in las.well:  # lasio fills these in on writing; a LAS 3.0 source may lack them
+            las.well[mnem] = lasio.HeaderItem(mnem, index[1], 0, descr)
     null = _null_value(las) if header is not None else -999.25
     if "NULL" in las.well:
         las.well["NULL"].value = null

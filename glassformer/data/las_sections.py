@@ -43,7 +43,7 @@ class Section:
 
     title: str
     line: int
-    body: list[tuple[int, str]] = field(default_factory=list)  # (line number, stripped text)
+    body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line as written)
     kind: str = "other"  # version | well | parameter | definition | data | other
     group: str = ""  # the LAS 3.0 data set ("LOG", "CORE", ...) a definition/data/parameter belongs to
 
@@ -134,7 +134,7 @@ def _scan_sections(text: str) -> list[Section]:
         if s.startswith("~"):
             sections.append(Section(title=s[1:].strip(), line=lineno))
         elif s and not s.startswith("#") and sections:
-            sections[-1].body.append((lineno, s))
+            sections[-1].body.append((lineno, line))
     return sections
 
 
@@ -182,7 +182,7 @@ def _choose_data(sections: list[Section], source: Path, las3: bool) -> Section:
         )
     if not data:
         also = " or ~Log_Data" if las3 else ""
-        found = ", ".join(f"~{s.title[:24]} (line {s.line})" for s in sections)
+        found = ", ".join(f"~{s.title[:24].rstrip()} (line {s.line})" for s in sections)
         raise DataFileError(f"{source}: no ~A (ASCII data){also} section; sections found: {found}")
     if len(data) == 1:
         return data[0]
@@ -262,7 +262,7 @@ def check_layout(layout: LasLayout, source: Path) -> bool:
         if "." not in text:
             raise DataFileError(
                 f"{source}: line {lineno} of the ~{definition.name} section is not a curve definition "
-                f"(MNEM.UNIT  VALUE : DESCRIPTION): {text[:60]!r}"
+                f"(MNEM.UNIT  VALUE : DESCRIPTION): {text.strip()[:60]!r}"
             )
     if not layout.data.body:
         raise DataFileError(f"{source}: the {layout.data_label} data section (line {layout.data.line}) is empty")

@@ -16,11 +16,12 @@ Volume fraction (porosity, shale volume, water saturation): fraction
     V/V, v/v, DEC, DECIMAL, FRAC, FRACTION, M3/M3, FT3/FT3, 1, UNITLESS, - and the empty string
     (an unlabelled porosity-like curve is conventionally a fraction; Volve's CPI logs write V/V).
 Volume fraction: percent
-    %, PCT, PERCENT, PU, P.U. (porosity units: 1 pu = 1 % of bulk volume), %V/V, and
-    "% (V/V)"-style spellings that start with %.
+    %, PCT, PERCENT, PU, P.U. (porosity units: 1 pu = 1 % of bulk volume), %V/V, % (V/V).
 """
 
 from __future__ import annotations
+
+import re
 
 from ..errors import DepthError
 
@@ -45,6 +46,9 @@ FRACTION_UNITS: frozenset[str] = frozenset(
 
 #: Unit strings (upper-case) of a volume fraction written in percent, 0 to 100.
 PERCENT_UNITS: frozenset[str] = frozenset({"%", "PCT", "PERCENT", "PU", "P.U.", "%V/V"})
+
+# "% (V/V)", "%(v/v)": percent of the bulk volume, written out.
+_PERCENT_OF_VOLUME = re.compile(r"^%\s*\(\s*V/V\s*\)$")
 
 # Tenths of an inch: an index unit some logging contractors write (lasio knows it too).
 _TENTH_INCH = frozenset({".1IN", "0.1IN", ".1INCH", "0.1INCH"})
@@ -111,6 +115,6 @@ def volume_fraction_kind(unit: str | None) -> str | None:
     u = (unit or "").strip().upper()
     if u in FRACTION_UNITS:
         return "fraction"
-    if u in PERCENT_UNITS or (u.startswith("%") and "/" in u):
+    if u in PERCENT_UNITS or _PERCENT_OF_VOLUME.match(u):
         return "percent"
     return None

@@ -40,3 +40,12 @@ def test_inf_in_data_is_rejected(tmp_path):
     path.write_text("DEPTH,PHIF\n1.0,0.1\n2.0,inf\n")
     with pytest.raises(DataFileError, match=r"inf\.csv: curve PHIF holds an infinite value at data row 2 \(line 3\)"):
         read_csv(path)
+
+
+def test_csv_in_utf16_with_missing_markers(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_bytes("DEPTH,PHIF,KLOGH\n100,0.2,ERR\n100.5,-,12\n101,NULL,(null)\n".encode("utf-16"))
+    log = read_csv(path)
+    np.testing.assert_array_equal(log.depth, [100.0, 100.5, 101.0])
+    np.testing.assert_array_equal(log.curve("PHIF"), [0.2, np.nan, np.nan])
+    np.testing.assert_array_equal(log.curve("KLOGH"), [np.nan, 12.0, np.nan])

@@ -77,3 +77,13 @@ def test_volve_paths_and_env_override(real, monkeypatch, tmp_path):
     assert data_root() == real.parent.resolve()
     with pytest.raises(InputError, match=r"unknown Volve well 'F-99'; known: F-1A"):
         volve_path("F-99")
+
+
+def test_units_are_kept_as_written_and_the_step_is_the_files(real_logs):
+    """The files write v/v, V/V, mD, MD and %: each unit string comes back unchanged."""
+    assert real_logs["F-11B"].units["PHIF"] == "v/v" and real_logs["F-1A"].units["PHIF"] == "V/V"
+    assert real_logs["F-1A"].units["KLOGH"] == "mD" and real_logs["19A"].units["KLOGH"] == "MD"
+    assert real_logs["19A-CORE"].units["CPOR"] == "%" and real_logs["19A"].units["J"] == ""
+    for key in ("F-1A", "F-1B", "F-11B"):
+        assert real_logs[key].step == pytest.approx(0.1, abs=1e-9)
+    assert real_logs["19A"].step == pytest.approx(0.1524, abs=1e-9)  # half a foot

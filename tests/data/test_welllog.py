@@ -72,3 +72,25 @@ def test_common_depth_unit():
     assert common_depth_unit([m, m]) == "m"
     with pytest.raises(DepthError, match=r"mix depth units.*b19_bottom_up\.las: m; .*b18_wrapped\.las: ft"):
         common_depth_unit([m, ft])
+
+
+def test_step_is_the_median_spacing():
+    depth = np.r_[100.0 + 0.1 * np.arange(20), 110.0 + 0.1 * np.arange(5)]   # one gap of 8.1 m
+    log = WellLog(name="w", depth=depth, curves={})
+    assert log.step == pytest.approx(0.1, abs=1e-12)
+    assert WellLog(name="w", depth=[0.0, 0.1524, 0.3048, 0.4572], curves={}).step == pytest.approx(0.1524)
+    assert np.isnan(WellLog(name="w", depth=[5.0], curves={}).step)
+
+
+def test_rename_moves_units_and_descriptions_with_the_curve():
+    log = WellLog(name="w", depth=[1.0, 2.0], curves={"PHIE": [0.1, 0.2], "KLOGH": [1.0, 2.0]},
+                  units={"PHIE": "V/V", "KLOGH": "mD"}, descriptions={"PHIE": "effective porosity"})
+    renamed = log.rename({"phie": "phif"})
+    assert renamed.mnemonics == ["PHIF", "KLOGH"] and renamed.units == {"PHIF": "V/V", "KLOGH": "mD"}
+    assert renamed.descriptions == {"PHIF": "effective porosity"}
+    assert renamed.curve("PHIF") is log.curve("PHIE") and log.mnemonics == ["PHIE", "KLOGH"]  # no copy; original kept
+    with pytest.raises(CurveNotFoundError, match=r"'SW' not found in well 'w'"):
+        log.rename({"SW": "SWE"})
+    with pytest.raises(InputError, match=r"renaming would give two curves the name KLOGH"):
+        log.rename({"PHIE": "KLOGH"})
+    assert log.label == "well 'w'" and WellLog(name="x", depth=[1.0], curves={}, source="a.las").label == "well 'x' (a.las)"
