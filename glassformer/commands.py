@@ -509,10 +509,10 @@ def predict(model_dir, data, out, depth_range, overwrite):
     if suffix == ".csv":
         io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
     elif suffix == ".las":
-        source = getattr(pipe.model, "source_", None)
-        about = f"glassformer prediction (model {source if source else type(pipe.model).__name__})"
+        model = getattr(pipe.model, "source_", None) or type(pipe.model).__name__
         new = {k: v for k, v in cols.items() if k != "DEPTH"}
-        write_las(out, log, new, units=units, descriptions={k: about for k in new}, include=pipe.inputs)
+        about = {**{m: "model input" for m in pipe.inputs}, **{k: f"glassformer prediction (model {model})" for k in new}}
+        write_las(out, log, new, units=units, descriptions=about, include=pipe.inputs)
     else:
         raise InputError(f"--out {out}: use a .csv or .las file name")
     n_ok = int(np.isfinite(pred).sum())

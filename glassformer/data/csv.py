@@ -81,12 +81,11 @@ def read_csv(
         return f"data row {i + 1} (line {lines[i + 1]})"
 
     depth_key, keys = _choose_columns(header, depth_column, columns, source)
-    values: dict[str, np.ndarray] = {}
-    for key in [depth_key, *keys]:
-        values[key] = _column(header, rows, lines, key, source, hint=columns is None)
-        if key != depth_key:
-            values[key] = mask_nulls(values[key], null_values)
-        check_no_inf(values[key], key, source, row_label)
+    values = {key: _column(header, rows, lines, key, source, hint=columns is None) for key in [depth_key, *keys]}
+    for key in keys:
+        values[key] = mask_nulls(values[key], null_values)
+    for key, v in values.items():
+        check_no_inf(v, key, source, row_label)
     depth = values.pop(depth_key)
     order = check_depth_order(depth, source, depth_unit, row_label)
     if order is not None:

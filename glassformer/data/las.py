@@ -298,9 +298,10 @@ def write_las(
     curves : mapping of str -> ndarray of shape (n_samples,), optional
         New curves, written after the log's, in this order.
     units, descriptions : mapping of str -> str, optional
-        Unit and description of each new curve.  A unit with a blank is written ``head(rest)``
-        (LAS ends a unit at its first blank: "log10 mD" becomes "log10(mD)"); colons are left
-        out of descriptions (LAS 2.0 ends a value at the line's last colon).
+        Unit and description of each new curve (``descriptions`` also describes a curve of the
+        log that has none).  A unit with a blank is written ``head(rest)`` (LAS ends a unit at
+        its first blank: "log10 mD" becomes "log10(mD)"); colons are left out of descriptions
+        (LAS 2.0 ends a value at the line's last colon).
     include : sequence of str, optional
         The log's curves to write, in this order; default every curve of the log.
 
@@ -318,13 +319,15 @@ def write_las(
     InputError
         If a new curve has the name of a written curve of the log, or of the index.
     """
+    descriptions = {str(k).upper(): v for k, v in (descriptions or {}).items()}
     las, described = _new_las(log)
     for m in log.mnemonics if include is None else include:
-        item = described.get(m.upper())
-        las.append_curve(item.mnemonic if item is not None else m.upper(), np.asarray(log.curve(m), dtype=float),
-                         unit=item.unit if item is not None else log.units.get(m.upper(), ""),
-                         descr=item.descr if item is not None else log.descriptions.get(m.upper(), ""))
-    _append_new(las, log, dict(curves or {}), dict(units or {}), dict(descriptions or {}), path)
+        key, item = m.upper(), described.get(m.upper())
+        descr = item.descr if item is not None else log.descriptions.get(key) or descriptions.get(key, "")
+        las.append_curve(item.mnemonic if item is not None else key, np.asarray(log.curve(m), dtype=float),
+                         unit=item.unit if item is not None else log.units.get(key, ""),
+                         descr=str(descr).replace(":", ""))
+    _append_new(las, log, dict(curves or {}), dict(units or {}), descriptions, path)
     buf = io.StringIO()
     las.write(buf, version=2.0, wrap=False, fmt="%.9g")
     atomic_write_text(path, buf.getvalue())
@@ -340,4 +343,4 @@ def _append_new(las, log: WellLog, curves: dict, units: dict, descriptions: dict
         if str(name).upper() in taken:
             raise InputError(f"write_las {path}: curve {name} is already a curve of the file")
         las.append_curve(str(name), values, unit=_las_unit(units.get(name, "")),
-                         descr=str(descriptions.get(name, "")).replace(":", ""))
+                         descr=str(descriptions.get(str(name).upper(), "")).replace(":", ""))

@@ -234,7 +234,7 @@ def scan_las(text: str, source: Path) -> LasLayout:
     items = _version_items(sections)
     version = items.get("VERS")
     las3 = version is not None and version.startswith("3")
-    delimiter = items.get("DLM", "SPACE") if las3 else "SPACE"
+    delimiter = items.get("DLM", "SPACE")  # a LAS 3.0 item; honoured in older files that declare it too
     if delimiter not in _DELIMITERS:
         raise DataFileError(f"{source}: DLM must be SPACE, TAB or COMMA, got {delimiter!r}")
     for section in sections:
