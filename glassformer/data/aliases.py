@@ -11,12 +11,13 @@ A model trained on ``PHIF`` meets a well whose effective porosity is called ``PH
 
 The default table
 -----------------
-Each group holds mnemonics that name one quantity in common practice (service-company and
-interpretation-software conventions, e.g. Schlumberger's log-mnemonic usage, and the Volve CPI
-logs).  Quantities that are related but not the same are kept in separate groups, never aliased:
+Each group holds mnemonics that name one quantity in common practice: the interpretation
+outputs of Crain's Petrophysical Handbook's curve names (PHIe, PHIt, Vsh, Sw, PERM) as LAS files
+write them, and the Volve CPI logs (PHIF, KLOGH).  Quantities that are related but not the same
+are kept in separate groups, never aliased:
 
-* effective porosity (PHIF, PHIE, PORE) is not total porosity (PHIT, PORT): in shaly rock
-  total porosity includes clay-bound water and is larger;
+* effective porosity (PHIF, PHIE) is not total porosity (PHIT, PORT): in shaly rock total
+  porosity includes clay-bound water and is larger;
 * neutron porosity (NPHI, TNPH) and density porosity (DPHI) are tool readings in limestone (or
   sandstone) units, not interpreted porosity, and core porosity (CPOR) is a laboratory
   measurement, often in percent: none of them is an alias of porosity;
@@ -37,9 +38,9 @@ __all__ = ["DEFAULT_ALIASES", "parse_aliases", "resolve_curves", "with_requested
 
 #: Groups of mnemonics naming one quantity; any member may stand in for another.
 DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
-    "effective porosity, v/v": ("PHIF", "PHIE", "PORE"),
+    "effective porosity, v/v": ("PHIF", "PHIE"),
     "total porosity, v/v": ("PHIT", "PORT"),
-    "shale volume, v/v": ("VSH", "VSHALE", "VSHL"),
+    "shale volume, v/v": ("VSH", "VSHALE"),
     "clay volume, v/v": ("VCL", "VCLAY"),
     "effective water saturation, v/v": ("SW", "SWE"),
     "total water saturation, v/v": ("SWT",),

@@ -85,6 +85,8 @@ class LasLayout:
             return line.split(",")
         if self.delimiter == "TAB":
             return [f.strip() for f in line.split("\t")]
+        if '"' not in line and "'" not in line:
+            return line.split()
         return [next(g for g in groups if g) if any(groups) else "" for groups in _FIELDS.findall(line)]
 
     def text_for_lasio(self, text: str, *, header: bool = False) -> str:

@@ -47,10 +47,10 @@ def test_related_but_different_quantities_are_never_aliases():
 
 
 def test_several_aliases_present_is_an_error_listing_them():
-    with pytest.raises(DataFileError, match=r"curve 'PHIF' is not in well 'W' \(w\.las\) and several of its default aliases are: PHIE, PORE; choose one with an alias, e\.g\. PHIF=PHIE"):
-        resolve_curves(_log("PHIE", "PORE"), ["PHIF"])
+    with pytest.raises(DataFileError, match=r"curve 'KLOGH' is not in well 'W' \(w\.las\) and several of its default aliases are: KLOG, PERM; choose one with an alias, e\.g\. KLOGH=KLOG"):
+        resolve_curves(_log("PERM", "KLOG"), ["KLOGH"])
     # the user's alias settles it
-    assert resolve_curves(_log("PHIE", "PORE"), ["PHIF"], ["PHIF=PORE"]) == {"PHIF": "PORE"}
+    assert resolve_curves(_log("PERM", "KLOG"), ["KLOGH"], ["KLOGH=PERM"]) == {"KLOGH": "PERM"}
     with pytest.raises(DataFileError, match=r"several of its aliases given are: PHIE, POR"):
         resolve_curves(_log("PHIE", "POR"), ["PHIF"], {"PHIF": ["PHIE", "POR"]})
 
