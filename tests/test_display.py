@@ -87,7 +87,7 @@ def test_estimator_html_shows_non_defaults_parameters_and_state():
     assert "Every hyperparameter has its default value." in SequenceRegressor()._repr_html_()
     lstm = LSTMRegressor(hidden_size=4, epochs=1).fit(X, X)._repr_html_()
     assert re.findall(r"<tr><th>(\w+)</th><td>([^<]*)</td><td>([^<]*)</td></tr>", lstm) == [
-        ("hidden_size", "4", "16"), ("epochs", "1", "30")]
+        ("epochs", "1", "30"), ("hidden_size", "4", "16")]
     assert "233 parameters, fitted: 1 epoch (completed)" in lstm          # 2 x (4*4*(1 + 4) + 2*4*4) + (8 + 1)
     for html in (m._repr_html_(), lstm):
         assert "<script" not in html and "http" not in html

@@ -29,7 +29,7 @@ def predict(model_dir, data, out, depth_range, overwrite):
     import pandas as pd
 
     from .. import io
-    from ..data import read_well
+    from ..data import read_well, write_las
     from ..wells import WellModel
 
     out = Path(out)
@@ -55,78 +55,9 @@ def predict(model_dir, data, out, depth_range, overwrite):
     if out.suffix.lower() == ".csv":
         io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
     else:
-        _write_las(out, log, cols, units, wm)
+        model = getattr(wm.model_, "source_", None) or type(wm.model_).__name__
+        new = {k: v for k, v in cols.items() if k != "DEPTH"}
+        about = {**{m: "model input" for m in wm.input_names},
+                 **{k: f"glassformer prediction (model {model})" for k in new}}
+        write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
     click.echo(f"Wrote {out}: {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted ({name}, mD)")
-
-
-def _write_las(path: Path, log, cols: dict, units: dict, pipe) -> None:  # TEMPORARY until data.las.write_las lands
-    """Write the prediction as LAS 2.0: the input's header and curves, then the prediction curves.
-
-    A LAS input is read again (header only) so its ~Well items (WELL, COMP, FLD, LOC, ..., NULL),
-    ~Params, ~Other and its index and input curve mnemonics, units and descriptions carry over; a
-    CSV input gets WELL = the log's name, a DEPT index in the log's depth unit and NULL -999.25.
-    NaN (missing input, no prediction) is written as that NULL.
-    """
-    import copy
-    import io as _io
-    import logging
-
-    import lasio
-    import numpy as np
-
-    from .. import io
-
-    las = lasio.LASFile()
-    header = None
-    if Path(log.source).suffix.lower() == ".las" and Path(log.source).is_file():
-        quiet = logging.getLogger("lasio")
-        level = quiet.level
-        quiet.setLevel(logging.ERROR)          # read_well already reported what matters about this file
-        try:
-            header = lasio.read(log.source, ignore_data=True)
-        except Exception:          # read_well read it a moment ago; if lasio now fails, keep the CSV layout
-            header = None
-        finally:
-            quiet.setLevel(level)
-    input_curves = {}
-    if header is not None:
-        for section in ("Well", "Parameter", "Other"):
-            if section in header.sections:
-                las.sections[section] = copy.deepcopy(header.sections[section])
-        index = header.curves[0]
-        index_item = (index.mnemonic, index.unit, index.descr)
-        input_curves = {c.mnemonic.upper(): c for c in header.curves[1:]}
-    else:
-        las.well["WELL"].value = log.name
-        index_item = ("DEPT", log.depth_unit.upper(), "Depth")
-    null = float("nan")        # the input's NULL; -999.25 (not lasio's -9999.25) for CSV or none declared
-    if header is not None and "NULL" in las.well:
-        try:
-            null = float(las.well["NULL"].value)
-        except (TypeError, ValueError):
-            pass
-    if not np.isfinite(null):
-        null = -999.25
-    if "NULL" in las.well:
-        las.well["NULL"].value = null
-    else:
-        las.well["NULL"] = lasio.HeaderItem("NULL", "", null, "Null value")
-    las.append_curve(index_item[0], np.asarray(log.depth, dtype=float), unit=index_item[1], descr=index_item[2])
-    for m in pipe.input_names:
-        item = input_curves.get(m.upper())
-        unit = item.unit if item is not None else log.units.get(m, "")
-        descr = item.descr if item is not None else (log.descriptions.get(m) or "model input")
-        las.append_curve(item.mnemonic if item is not None else m, np.asarray(log.curve(m), dtype=float),
-                         unit=unit, descr=descr)
-    source = getattr(pipe.model_, "source_", None)
-    # LAS 2.0 ends a value at the line's last colon, so the description holds none.
-    model_name = (str(source) if source else type(pipe.model_).__name__).replace(":", "")
-    for k, v in cols.items():
-        if k != "DEPTH":
-            # LAS units end at the first space, so "log10 mD" is written as log10(mD).
-            unit = units.get(k, "").replace("log10 mD", "log10(mD)")
-            las.append_curve(k, np.asarray(v, dtype=float), unit=unit,
-                             descr=f"glassformer prediction (model {model_name})")
-    buf = _io.StringIO()
-    las.write(buf, version=2.0, wrap=False, fmt="%.9g")
-    io.atomic_write_text(path, buf.getvalue())

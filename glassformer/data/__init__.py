@@ -1,20 +1,30 @@
-"""Well data: reading LAS/CSV logs and core tables, depth matching, windows along depth, scaling,
-synthetic and Volve data.
+"""Well data: well logs and their files, curve names and units, core tables and depth matching,
+windows, scaling, example data.
+
+* :mod:`~glassformer.data.welllog` -- :class:`WellLog`, curves on a depth axis.
+* :mod:`~glassformer.data.las` (with :mod:`~glassformer.data.las_sections`) -- LAS reading and
+  writing; :mod:`~glassformer.data.csv` -- CSV reading; :func:`read_well` picks by suffix.
+* :mod:`~glassformer.data.parsing` -- encodings, numbers and missing values both readers share.
+* :mod:`~glassformer.data.units` -- depth units; porosity-like units as fraction or percent.
+* :mod:`~glassformer.data.aliases` -- common mnemonics for the same quantity (PHIF, PHIE, ...).
+* :mod:`~glassformer.data.core`, :mod:`~glassformer.data.core_merge`,
+  :mod:`~glassformer.data.depth_matching` -- core tables, plugs on the log grid, depth shifts.
+* :mod:`~glassformer.data.windows`, :mod:`~glassformer.data.scaling` -- model inputs.
+* :mod:`~glassformer.data.synthetic`, :mod:`~glassformer.data.volve` -- example data.
 
 lasio and pandas are imported only when a file is read, so importing this package is cheap.
 """
 
+from .aliases import DEFAULT_ALIASES, parse_aliases, resolve_curves, with_requested_names
+from .csv import read_csv
+from .las import read_las, write_las
+from .parsing import DEFAULT_NULL_VALUES
+from .read import read_well
 from .scaling import Log10Transform, MinMaxScaler, StandardScaler, scaler_from_dict
 from .synthetic import SyntheticWellParams, neighbor_dataset, split_by_sequence, synthetic_wells
+from .units import depth_unit_from_string, volume_fraction_kind
 from .volve import ATTRIBUTION, VOLVE_WELLS, data_root, read_volve, volve_path
-from .wells import (
-    DEFAULT_NULL_VALUES,
-    WellLog,
-    common_depth_unit,
-    read_csv,
-    read_las,
-    read_well,
-)
+from .welllog import WellLog, common_depth_unit
 from .windows import Windows, contiguous_runs, make_windows, stitch_windows, window_starts
 from .core import CoreTable, read_core
 from .core_merge import CoreOnLog, MergeReport, merge_core
@@ -27,6 +37,7 @@ __all__ = [
     "DepthMatch",
     "MergeReport",
     "RunShift",
+    "DEFAULT_ALIASES",
     "DEFAULT_NULL_VALUES",
     "Log10Transform",
     "MinMaxScaler",
@@ -39,18 +50,24 @@ __all__ = [
     "contiguous_runs",
     "data_root",
     "estimate_depth_shifts",
+    "depth_unit_from_string",
     "make_windows",
     "merge_core",
     "neighbor_dataset",
     "read_core",
+    "parse_aliases",
     "read_csv",
     "read_las",
     "read_volve",
     "read_well",
+    "resolve_curves",
     "scaler_from_dict",
     "split_by_sequence",
     "stitch_windows",
     "synthetic_wells",
+    "volume_fraction_kind",
     "volve_path",
     "window_starts",
+    "with_requested_names",
+    "write_las",
 ]

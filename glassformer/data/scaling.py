@@ -4,7 +4,7 @@ The scalers are NaN-aware (``fit`` ignores NaN, ``transform`` keeps it) and act 
 axis, so the same object scales ``(n_samples, n_features)`` logs and
 ``(n_windows, window, n_features)`` windows.  Fit them on the training interval alone: the
 forecast interval is then transformed with the *training* statistics, which is what keeps
-information from the test interval out of the model (DESIGN.md, "The well-log task").
+information from the test interval out of the model.
 
 A constant column (zero range or zero standard deviation) maps to 0: its range/std is treated
 as 1, so ``(x - min) / 1 = 0`` on the training values.
@@ -120,7 +120,8 @@ class _Scaler:
 class MinMaxScaler(_Scaler):
     """Min-max scaling to [0, 1] on the training data: ``(x - min) / (max - min)``.
 
-    The seed scales porosity and permeability this way, fitted on the training depths only.
+    The chapter (Pyrcz, 2024) scales porosity and permeability this way, fitted on the training
+    depths only.
     NaN is ignored when fitting; a constant column (max == min) maps to 0.
 
     Attributes
@@ -188,7 +189,7 @@ class Log10Transform:
     never below ``log10(floor)``.  NaN stays NaN.  The default floor, 1e-3 mD, is the lowest
     KLOGH value of the Volve F-wells (apparently the interpretation's clip; the 15/9-19 A log
     holds exact zeros, which become -3).  ``inverse_transform(z) = 10 ** z`` (so clipped
-    values come back as ``floor``, not as 0).  DESIGN.md decision 12.
+    values come back as ``floor``, not as 0).
 
     Parameters
     ----------

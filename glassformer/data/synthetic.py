@@ -1,8 +1,9 @@
-"""Synthetic data: the seed's neighbour sequences (demonstration 2) and 100 synthetic wells.
+"""Synthetic data: the neighbour sequences of "demonstration 2: the next depth", and 100 wells.
 
 * :func:`neighbor_dataset` and :func:`split_by_sequence` reproduce, draw for draw, the data and
-  the 80/20 split of seed 000's demonstration 2 (target at depth i = 2 x porosity at depth i+1).
-* :func:`synthetic_wells` defines the "100 synthetic well logs" that seed 000 announces but
+  the 80/20 split of demonstration 2 of the chapter (Pyrcz, 2024): target at depth i = 2 x
+  porosity at depth i+1.
+* :func:`synthetic_wells` defines the "100 synthetic well logs" that the chapter announces but
   never specifies: layered facies, compacting porosity with correlated noise, shale volume, and
   permeability from a facies-dependent porosity transform plus a cross-depth term (cementation
   near shale contacts) that a point-by-point transform cannot capture but a model that sees the
@@ -17,7 +18,7 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..errors import InputError
-from .wells import WellLog
+from .welllog import WellLog
 
 __all__ = ["SyntheticWellParams", "neighbor_dataset", "split_by_sequence", "synthetic_wells"]
 
@@ -25,7 +26,7 @@ __all__ = ["SyntheticWellParams", "neighbor_dataset", "split_by_sequence", "synt
 def neighbor_dataset(
     n_sequences: int = 1000, seq_length: int = 7, noise_std: float = 0.01, seed: int = 42
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Seed 000's demonstration-2 data: each target is twice the porosity one depth further down.
+    """The data of demonstration 2: each target is twice the porosity one depth further down.
 
     With ``rng = numpy.random.default_rng(seed)``, drawn in this order:
 
@@ -35,7 +36,7 @@ def neighbor_dataset(
     * ``y += rng.normal(0, noise_std, y.shape)``.
 
     The defaults are demonstration 2's call (1,000 sequences of 7, noise sd 0.01, seed 42); the
-    seed's own function defaults to noise sd 0.02, which its demonstration does not use.
+    chapter's own function defaults to noise sd 0.02, which its demonstration does not use.
 
     Returns
     -------
@@ -186,6 +187,36 @@ def _distance_to_shale(facies: np.ndarray, step_m: float) -> np.ndarray:
     return np.where(d >= big, np.inf, d * step_m)
 
 
+_UNITS = {"PHI": "v/v", "VSH": "v/v", "PERM": "mD", "FACIES": ""}
+_DESCRIPTIONS = {
+    "PHI": "porosity, fraction",
+    "VSH": "shale volume, fraction",
+    "PERM": "permeability",
+    "FACIES": "0 sand, 1 shaly sand, 2 shale",
+}
+
+
+def _porosity(facies: np.ndarray, depth: np.ndarray, w: np.ndarray, step_m: float, p: SyntheticWellParams) -> np.ndarray:
+    """Facies level, compaction with depth, AR(1) noise y_t = rho y_{t-1} + sqrt(1-rho^2) w_t."""
+    rho = np.exp(-step_m / p.phi_corr_m)
+    scale = np.sqrt(1.0 - rho**2)
+    ar = np.empty_like(w)  # (n_wells, n)
+    ar[:, 0] = w[:, 0]  # stationary start: unit variance from the first sample
+    for t in range(1, w.shape[1]):  # a recursion along depth, vectorised over wells
+        ar[:, t] = rho * ar[:, t - 1] + scale * w[:, t]
+    trend = np.exp(-p.compaction_per_m * (depth - p.ref_depth_m))
+    return np.clip(np.asarray(p.phi_ref)[facies] * trend + p.phi_noise_sd * ar, *p.phi_clip)
+
+
+def _permeability(facies: np.ndarray, phi: np.ndarray, k_noise: np.ndarray, step_m: float,
+                  p: SyntheticWellParams) -> np.ndarray:
+    """A facies poro-perm transform, less the cementation near shale contacts (in decades), in mD."""
+    dist = _distance_to_shale(facies, step_m)
+    cement = np.where(facies != _SHALE, p.cement_decades * np.exp(-dist / p.cement_length_m), 0.0)
+    log10k = np.asarray(p.perm_a)[facies] + np.asarray(p.perm_b)[facies] * phi - cement + p.perm_noise_sd * k_noise
+    return 10.0**log10k
+
+
 def synthetic_wells(
     n_wells: int = 100,
     n_samples: int = 400,
@@ -219,7 +250,7 @@ def synthetic_wells(
         Samples per well (>= 2).
     step_m : float, default 0.5
         Depth step in metres.
-    seed : int, default 13 (the workflow seed of seed 000)
+    seed : int, default 13 (the chapter's workflow seed)
     params : SyntheticWellParams, optional
 
     Returns
@@ -250,44 +281,14 @@ def synthetic_wells(
     facies, w, vsh_noise, k_noise = (np.stack(a) for a in (facies, w, vsh_noise, k_noise))  # (n_wells, n)
     depth = (np.rint(np.asarray(tops) / step_m) * step_m)[:, None] + step_m * np.arange(n)
 
-    # Porosity: facies level, compaction with depth, AR(1) noise y_t = rho y_{t-1} + sqrt(1-rho^2) w_t.
-    rho = np.exp(-step_m / p.phi_corr_m)
-    scale = np.sqrt(1.0 - rho**2)
-    ar = np.empty_like(w)
-    ar[:, 0] = w[:, 0]  # stationary start: unit variance from the first sample
-    for t in range(1, n):  # a recursion along depth, vectorised over wells
-        ar[:, t] = rho * ar[:, t - 1] + scale * w[:, t]
-    trend = np.exp(-p.compaction_per_m * (depth - p.ref_depth_m))
-    phi = np.clip(np.asarray(p.phi_ref)[facies] * trend + p.phi_noise_sd * ar, *p.phi_clip)
-
+    phi = _porosity(facies, depth, w, step_m, p)
     vsh = np.clip(np.asarray(p.vsh_mean)[facies] + p.vsh_noise_sd * vsh_noise, 0.0, 1.0)
+    perm = _permeability(facies, phi, k_noise, step_m, p)
 
-    dist = _distance_to_shale(facies, step_m)
-    cement = np.where(facies != _SHALE, p.cement_decades * np.exp(-dist / p.cement_length_m), 0.0)
-    log10k = (
-        np.asarray(p.perm_a)[facies]
-        + np.asarray(p.perm_b)[facies] * phi
-        - cement
-        + p.perm_noise_sd * k_noise
-    )
-    perm = 10.0**log10k
-
-    units = {"PHI": "v/v", "VSH": "v/v", "PERM": "mD", "FACIES": ""}
-    descriptions = {
-        "PHI": "porosity, fraction",
-        "VSH": "shale volume, fraction",
-        "PERM": "permeability",
-        "FACIES": "0 sand, 1 shaly sand, 2 shale",
-    }
+    curves = {"PHI": phi, "VSH": vsh, "PERM": perm, "FACIES": facies.astype(np.float64)}
     return [
-        WellLog(
-            name=f"SYN-{i + 1:03d}",
-            source=f"synthetic_wells(seed={seed}): well {i + 1} of {n_wells}",
-            depth=depth[i],
-            depth_unit="m",
-            curves={"PHI": phi[i], "VSH": vsh[i], "PERM": perm[i], "FACIES": facies[i].astype(np.float64)},
-            units=units,
-            descriptions=descriptions,
-        )
+        WellLog(name=f"SYN-{i + 1:03d}", source=f"synthetic_wells(seed={seed}): well {i + 1} of {n_wells}",
+                depth=depth[i], depth_unit="m", curves={k: v[i] for k, v in curves.items()},
+                units=_UNITS, descriptions=_DESCRIPTIONS)
         for i in range(n_wells)
     ]

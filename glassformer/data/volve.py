@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataFileError, InputError
-from .wells import WellLog, read_well
+from .read import read_well
+from .welllog import WellLog
 
 __all__ = [
     "ATTRIBUTION",
@@ -39,7 +40,7 @@ __all__ = [
 DATA_ENV_VAR = "GLASSFORMER_DATA"
 
 #: Credit line required wherever these data, or results derived from them, appear
-#: (check Equinor's current licence terms before publishing).
+#: (as the data's distribution asks; check Equinor's current licence terms before publishing).
 ATTRIBUTION = (
     "Data: Volve field data set, courtesy of Equinor and the Volve licence partners, released "
     "under the Equinor Open Data Licence. https://www.equinor.com/energy/volve-data-sharing — "
@@ -54,7 +55,7 @@ PERMEABILITY = "KLOGH"
 CORE_POROSITY = "CPOR"
 CORE_PERMEABILITY = "CKHL"
 
-#: Issue 3's single-well split of 15/9-F-11 B (metres): train 3351.6-4300, forecast 4300-4744.8.
+#: The single-well depth split of 15/9-F-11 B (metres): train 3351.6-4300, forecast 4300-4744.8.
 F11B_TRAIN_M = (3351.6, 4300.0)
 F11B_FORECAST_M = (4300.0, 4744.8)
 
@@ -64,7 +65,7 @@ class VolveWell:
     """One Volve file: its key, file name, well name, kind and where PHIF and KLOGH are both valid.
 
     ``valid_m`` is the depth range (m) where porosity and permeability are both present, as
-    checked in shared/data/real/README.md; ``n_samples`` the file's row count.
+    checked against the data's documentation; ``n_samples`` the file's row count.
     """
 
     key: str
@@ -76,7 +77,7 @@ class VolveWell:
     n_valid: int
 
 
-#: The five files of shared/data/real, by short key.
+#: The five Volve files, by short key.
 VOLVE_WELLS: dict[str, VolveWell] = {
     w.key: w
     for w in (

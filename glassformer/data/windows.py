@@ -1,6 +1,6 @@
 """Cut a log into fixed-length windows along depth, and stitch per-window predictions back.
 
-A transformer sees a window of ``window`` consecutive samples at a time (the seed's
+A transformer sees a window of ``window`` consecutive samples at a time (the chapter's
 "sequence of depths").  :func:`make_windows` cuts ``(n, n_features)`` arrays into
 ``(n_windows, window, n_features)`` with a stride; :func:`stitch_windows` turns
 ``(n_windows, window, k)`` predictions back into one value per sample, averaging where windows
@@ -87,7 +87,7 @@ def make_windows(
         Target logs; NaN allowed (masked out of the loss, never filled).
     positions : array (n_samples,), optional
         The position of each sample: sample index or depth (m).  Default ``arange(n_samples)``.
-    window : int, default 7 (the seed's sequence length)
+    window : int, default 7 (the sequence length of "demonstration 1: seven depths")
         Samples per window.
     stride : int, default 1
         Step between window starts.

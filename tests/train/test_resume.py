@@ -161,7 +161,7 @@ def test_regressor_save_killed_halfway_keeps_the_previous_model(tmp_path, monkey
     m.save(tmp_path / "m")
     before = {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir()}
     m2 = SequenceRegressor.chapter_model(**dict(KW, epochs=2)).fit(X, y)
-    real = io.np.lib.format.write_array
+    real = np.lib.format.write_array
     calls = []
 
     def dying(fh, arr, **kw):              # dies after the first array has been written
@@ -170,7 +170,7 @@ def test_regressor_save_killed_halfway_keeps_the_previous_model(tmp_path, monkey
         calls.append(1)
         return real(fh, arr, **kw)
 
-    monkeypatch.setattr(io.np.lib.format, "write_array", dying)
+    monkeypatch.setattr(np.lib.format, "write_array", dying)
     with pytest.raises(OSError, match="No space"):
         m2.save(tmp_path / "m", overwrite=True)
     monkeypatch.undo()

@@ -1,7 +1,4 @@
-"""Safe files: atomic writes, model files (round trip and every kind of bad file), checkpoints.
-
-The bad model files are generated here, at run time, in ``tmp_path``.
-"""
+"""Model files: round trip and every kind of bad file (generated at run time in ``tmp_path``)."""
 
 import json
 import pickle
@@ -10,9 +7,9 @@ import numpy as np
 import pytest
 
 import glassformer.io as gio
+import glassformer.io.archive as archive
 from glassformer.errors import InputError, ModelFileError
-from glassformer.io import (atomic_open, atomic_write_bytes, atomic_write_json, atomic_write_text,
-                            load_checkpoint, load_model, load_model_file, save_checkpoint, save_model)
+from glassformer.io import load_model, load_model_file, save_model
 from glassformer.nn import Linear
 from glassformer.train.optim import Adam
 
@@ -32,43 +29,7 @@ def saved(tmp_path):
     return d
 
 
-# ----------------------------------------------------------------------------- atomic writes
-def test_atomic_writes_round_trip(tmp_path):
-    atomic_write_text(tmp_path / "a.txt", "héllo\r\nworld")
-    assert (tmp_path / "a.txt").read_bytes() == "héllo\r\nworld".encode()
-    atomic_write_bytes(tmp_path / "b.bin", b"\x00\x01")
-    assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
-    atomic_write_json(tmp_path / "c.json", {"x": np.float64(1.5), "n": np.int64(3), "l": [1, 2]})
-    assert json.loads((tmp_path / "c.json").read_text()) == {"x": 1.5, "n": 3, "l": [1, 2]}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.bin", "c.json"]
 
-
-@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
-def test_atomic_open_failure_keeps_previous_file_and_leaves_no_temp(tmp_path, exc):
-    target = tmp_path / "report.txt"
-    target.write_text("old")
-    with pytest.raises(exc):
-        with atomic_open(target, "w") as fh:
-            fh.write("new, half written")
-            raise exc("killed")
-    assert target.read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]
-
-
-def test_atomic_write_errors(tmp_path):
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        atomic_write_text(tmp_path / "nope" / "x.txt", "a")
-    with pytest.raises(InputError, match="mode"):
-        with atomic_open(tmp_path / "x", "a"):
-            pass
-    (tmp_path / "c.json").write_text("{}")
-    with pytest.raises(InputError, match="serialis"):
-        atomic_write_json(tmp_path / "c.json", {"f": object()})
-    assert (tmp_path / "c.json").read_text() == "{}"
-    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
-
-
-# ----------------------------------------------------------------------------- model files
 def test_model_round_trip(saved):
     state, config, kind = load_model(saved)
     assert kind == "SequenceRegressor" and config == CONFIG
@@ -126,7 +87,7 @@ def test_killing_a_save_halfway_keeps_the_previous_model(saved, monkeypatch):
         fh.write(b"PK\x03\x04 half an archive")
         raise KeyboardInterrupt("power cut")
 
-    monkeypatch.setattr(gio, "_write_npz", dies_midway)
+    monkeypatch.setattr(archive, "_write_npz", dies_midway)
     with pytest.raises(KeyboardInterrupt):
         save_model(saved, {"w": np.zeros(5)}, {"new": True}, kind="New", overwrite=True)
     assert {p.name: p.read_bytes() for p in saved.iterdir()} == before  # intact, no temp litter
@@ -251,63 +212,3 @@ def test_object_array_inside_npz_is_never_unpickled(saved, tmp_path):
     with pytest.raises(ModelFileError, match="never unpickles"):
         load_model(saved)
     assert not marker.exists()
-
-
-# ----------------------------------------------------------------------------- checkpoints
-def test_checkpoint_round_trip_resumes_training_exactly(tmp_path):
-    rng_grads = np.random.default_rng(5)
-    grads = [rng_grads.standard_normal((2, 3)) for _ in range(6)]
-
-    def make():
-        lin = Linear(3, 2, rng=0)
-        return lin, Adam(lin.named_parameters(), lr=0.01)
-
-    def run(lin, opt, gs):
-        for g in gs:
-            lin.weight.grad[...] = g
-            lin.bias.grad[...] = g[:, 0]
-            opt.step()
-
-    ref, ref_opt = make()
-    run(ref, ref_opt, grads)
-
-    lin, opt = make()
-    run(lin, opt, grads[:3])
-    rng = np.random.default_rng(42)
-    rng.random(3)
-    save_checkpoint(tmp_path / "ckpt", model_state=lin.state_dict(), optimizer_state=opt.state_dict(),
-                    trainer_state={"epoch": 3, "rng": rng.bit_generator.state,
-                                   "history": {"train_loss": [0.5, 0.25, float("nan")]}},
-                    config={"lr": 0.01})
-    expected_draw = rng.random()
-
-    ck = load_checkpoint(tmp_path / "ckpt")
-    lin2, opt2 = make()
-    lin2.load_state_dict(ck.model_state)
-    opt2.load_state_dict(ck.optimizer_state)
-    run(lin2, opt2, grads[3:])
-    np.testing.assert_array_equal(lin2.weight.data, ref.weight.data)
-    np.testing.assert_array_equal(lin2.bias.data, ref.bias.data)
-    rng2 = np.random.default_rng()
-    rng2.bit_generator.state = ck.trainer_state["rng"]
-    assert rng2.random() == expected_draw
-    assert ck.trainer_state["epoch"] == 3 and np.isnan(ck.trainer_state["history"]["train_loss"][2])
-    assert ck.config == {"lr": 0.01}
-    with np.load(tmp_path / "ckpt" / "checkpoint.npz") as z:
-        assert "model/weight" in z.files and "optim/arrays/weight/exp_avg" in z.files
-
-
-def test_checkpoint_tampering_and_confusion_rejected(tmp_path):
-    lin = Linear(2, 2, rng=0)
-    opt = Adam(lin.named_parameters())
-    save_checkpoint(tmp_path, model_state=lin.state_dict(), optimizer_state=opt.state_dict(),
-                    trainer_state={"epoch": 1}, config={})
-    with pytest.raises(ModelFileError, match="foreign file: format is 'glassformer-checkpoint'"):
-        load_model(tmp_path / "checkpoint.npz")
-    meta = json.loads((tmp_path / "checkpoint.json").read_text())
-    meta["state"]["trainer"]["epoch"] = 7
-    (tmp_path / "checkpoint.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelFileError, match="checksum mismatch"):
-        load_checkpoint(tmp_path)
-    with pytest.raises(InputError, match="must be a string"):
-        save_checkpoint(tmp_path / "x", model_state={}, optimizer_state={}, trainer_state={1: 2}, config={})

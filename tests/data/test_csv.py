@@ -1,0 +1,51 @@
+"""CSV reading: values, nulls, units, column choice, bottom-up files, infinity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from glassformer.data import read_csv
+from glassformer.errors import CurveNotFoundError, DataFileError
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "wells"
+
+
+def test_csv_reader_values_nulls_and_units():
+    log = read_csv(FIX / "good.csv", units={"klogh": "mD"})
+    np.testing.assert_array_equal(log.depth, [100.0, 100.5, 101.0])
+    np.testing.assert_array_equal(log.curve("PHIF"), [0.20, np.nan, 0.10])  # empty cell
+    np.testing.assert_array_equal(log.curve("KLOGH"), [15.0, 8.0, np.nan])  # -999.25
+    assert log.units == {"PHIF": "", "KLOGH": "mD"} and log.depth_unit == "m"
+    assert log.depth_mnemonic == "DEPTH" and log.name == "good"
+    only = read_csv(FIX / "good.csv", columns=["klogh"])
+    assert only.mnemonics == ["KLOGH"]
+    with pytest.raises(CurveNotFoundError, match=r"column 'SW' not found; columns: Depth, PHIF, KLOGH"):
+        read_csv(FIX / "good.csv", columns=["SW"])
+
+
+def test_csv_bottom_up_and_md_column():
+    log = read_csv(FIX / "bottom_up.csv")
+    np.testing.assert_array_equal(log.depth, [100.0, 100.5, 101.0])
+    np.testing.assert_array_equal(log.curve("KLOGH"), [15.0, 8.0, 1.5])
+    assert log.depth_mnemonic == "MD"
+    explicit = read_csv(FIX / "bad_missing_depth.csv", depth_column="phif")
+    np.testing.assert_array_equal(explicit.depth, [0.15, 0.20])
+
+
+def test_inf_in_data_is_rejected(tmp_path):
+    path = tmp_path / "inf.csv"
+    path.write_text("DEPTH,PHIF\n1.0,0.1\n2.0,inf\n")
+    with pytest.raises(DataFileError, match=r"inf\.csv: curve PHIF holds an infinite value at data row 2 \(line 3\)"):
+        read_csv(path)
+
+
+def test_csv_in_utf16_with_missing_markers(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_bytes("DEPTH,PHIF,KLOGH\n100,0.2,ERR\n100.5,-,12\n101,NULL,(null)\n".encode("utf-16"))
+    log = read_csv(path)
+    np.testing.assert_array_equal(log.depth, [100.0, 100.5, 101.0])
+    np.testing.assert_array_equal(log.curve("PHIF"), [0.2, np.nan, np.nan])
+    np.testing.assert_array_equal(log.curve("KLOGH"), [np.nan, 12.0, np.nan])

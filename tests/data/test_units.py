@@ -1,0 +1,39 @@
+"""Unit strings: depth units (as lasio's table, plus USFT) and porosity-like units as fraction or percent."""
+
+from __future__ import annotations
+
+import pytest
+
+from glassformer.data import depth_unit_from_string, volume_fraction_kind
+from glassformer.errors import DepthError
+
+
+@pytest.mark.parametrize("unit, expected", [
+    ("M", "m"), ("m", "m"), (" metres ", "m"), ("METER", "m"), ("метер", "m"), ("м", "m"), ("", "m"),
+    ("FT", "ft"), ("ft", "ft"), ("F", "ft"), ("Feet", "ft"), ("FOOT", "ft"), ("USFT", "ft"),
+])
+def test_depth_unit_spellings(unit, expected):
+    assert depth_unit_from_string(unit) == expected
+
+
+def test_depth_unit_that_is_not_a_length_names_the_file():
+    with pytest.raises(DepthError, match=r"^w\.las: depth unit 'S' is neither metres \(M\) nor feet \(FT\)$"):
+        depth_unit_from_string("S", "w.las")
+    with pytest.raises(DepthError, match=r"depth unit '\.1IN' \(tenths of an inch\) .*120 tenths of an inch make a foot"):
+        depth_unit_from_string(".1IN")
+    with pytest.raises(DepthError, match=r"depth unit 'KM'"):
+        depth_unit_from_string("KM")
+
+
+@pytest.mark.parametrize("unit, expected", [
+    # fraction, 0 to 1
+    ("V/V", "fraction"), ("v/v", "fraction"), ("DEC", "fraction"), ("frac", "fraction"), ("Fraction", "fraction"),
+    ("", "fraction"), (None, "fraction"), ("m3/m3", "fraction"), ("UNITLESS", "fraction"), ("-", "fraction"),
+    # percent, 0 to 100
+    ("%", "percent"), (" % ", "percent"), ("PU", "percent"), ("p.u.", "percent"), ("pct", "percent"),
+    ("%V/V", "percent"), ("%(V/V)", "percent"), ("% (v/v)", "percent"),
+    # neither: the caller decides
+    ("OHMM", None), ("mD", None), ("MD", None), ("GAPI", None), ("%/s", None),
+])
+def test_volume_fraction_kind(unit, expected):
+    assert volume_fraction_kind(unit) == expected
