@@ -15,6 +15,9 @@ arrays, dicts) and models travel as their saved ``.npz`` + JSON folders.  Each t
 BLAS thread (threadpoolctl) and draws random numbers only from the seeds it is given, so every
 engine returns what the serial engine returns, bit for bit, on the same machine type.
 
+Engines start worker processes with ``spawn``, which imports the main module again: a script
+that makes an engine keeps its top-level work under ``if __name__ == "__main__":``.
+
 joblib's loky and Dask are imported when an engine that needs them is made, never by
 ``import glassformer``.  Dask is an optional extra: ``pip install -e ".[distributed]"``.
 """

@@ -14,10 +14,13 @@ tasks that need them take their seed as part of ``item``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import numbers
 import os
 import socket
+import sys
 import time
 import traceback as _traceback
 from dataclasses import dataclass
@@ -81,15 +84,24 @@ def failed_outcome(index: int, exc: BaseException, worker: str = "", seconds: fl
 
 
 # --------------------------------------------------------------------------- what runs in a worker
+@functools.lru_cache(maxsize=4)
+def _threadpools(pid: int, n_modules: int):
+    """threadpoolctl's view of the BLAS/OpenMP libraries loaded in this process.
+
+    Building it reads the process's memory map (milliseconds in a busy worker, more than a small
+    task takes), so it is kept per process id and rebuilt when a new module has been imported
+    (an import is how an extension brings in another BLAS or OpenMP library).
+    """
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 def _thread_limit(blas_threads: int | None):
     """Context manager: BLAS and OpenMP pools limited to ``blas_threads`` (None: unchanged)."""
     if blas_threads is None:
-        import contextlib
-
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=blas_threads)
+    return _threadpools(os.getpid(), len(sys.modules)).limit(limits=blas_threads)
 
 
 def call_task(fn: Callable, blas_threads: int | None, item):
@@ -124,9 +136,9 @@ def check_jobs(jobs, name: str = "jobs") -> int | None:
     """``jobs`` as an int >= 1, or None; anything else raises :class:`InputError`."""
     if jobs is None:
         return None
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
         raise InputError(f"{name} must be an integer >= 1 (the number of worker processes), got {jobs!r}")
-    return jobs
+    return int(jobs)
 
 
 def check_task_function(fn) -> Callable:

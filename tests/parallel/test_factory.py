@@ -9,6 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from glassformer.errors import ClusterError, GlassformerError, InputError, MissingDependencyError
@@ -29,7 +30,8 @@ def _python(code: str) -> subprocess.CompletedProcess:
                           cwd=str(REPO), timeout=120)
 
 
-@pytest.mark.parametrize("jobs, kind", [(None, SerialEngine), (1, SerialEngine), (2, JoblibEngine), (3, JoblibEngine)])
+@pytest.mark.parametrize("jobs, kind", [(None, SerialEngine), (1, SerialEngine), (2, JoblibEngine), (3, JoblibEngine),
+                                       (np.int64(2), JoblibEngine)])
 def test_jobs_choose_the_serial_engine_or_a_pool(jobs, kind):
     with make_engine(jobs=jobs) as engine:
         assert type(engine) is kind and engine.n_workers == (jobs or 1) and engine.blas_threads == 1
