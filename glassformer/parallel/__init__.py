@@ -28,5 +28,5 @@ from .factory import make_engine, parse_scheduler
 from .options import engine_from_click, engine_options
 from .pool import JoblibEngine
 
-__all__ = ["DaskEngine", "Engine", "JoblibEngine", "SerialEngine", "TaskOutcome", "available_cores", "engine_from_click", "engine_options",
-           "make_engine", "parse_scheduler"]
+__all__ = ["DaskEngine", "Engine", "JoblibEngine", "SerialEngine", "TaskOutcome", "available_cores",
+           "engine_from_click", "engine_options", "make_engine", "parse_scheduler"]

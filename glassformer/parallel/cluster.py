@@ -112,10 +112,11 @@ class DaskEngine(Engine):
     def _connect(self, distributed) -> None:
         try:
             self._client = distributed.Client(self.address, timeout=self.connect_timeout, set_as_default=False)
-        except OSError as exc:
+        except OSError:  # refused, unknown host or silent: Dask retries until the timeout, then says so
             raise ClusterError(
-                f"cannot reach the Dask scheduler at {self.address} within {self.connect_timeout:g} s ({exc}); "
-                "is `dask scheduler` running there? (--scheduler local starts a cluster on this machine)") from None
+                f"cannot reach the Dask scheduler at {self.address} within {self.connect_timeout:g} s: is "
+                "`dask scheduler` running there, and the port open? (--scheduler local starts a cluster on "
+                "this machine)") from None
 
     def _check_workers(self) -> None:
         where = self.address or "the local cluster"

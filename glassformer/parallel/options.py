@@ -35,7 +35,8 @@ def _scheduler_option(ctx: click.Context, param: click.Parameter, value: str | N
 
 
 def engine_options(command: Callable) -> Callable:
-    """Click decorator adding ``--jobs N`` and ``--scheduler local|tcp://HOST:PORT`` (parameters ``jobs``, ``scheduler``)."""
+    """Click decorator adding ``--jobs N`` and ``--scheduler local|tcp://HOST:PORT`` (parameters ``jobs``,
+    ``scheduler``)."""
     command = click.option(
         "--scheduler", default=None, metavar="local|tcp://HOST:PORT", callback=_scheduler_option,
         help="Run the tasks on Dask: 'local' starts a LocalCluster on this machine (--jobs workers, default "

@@ -25,8 +25,8 @@ pytest.importorskip("distributed", reason="the Dask engine needs the distributed
 
 # --------------------------------------------------------------------------- tasks (run in workers)
 def _small_model(seed: int, epochs: int = 4) -> SequenceRegressor:
-    return SequenceRegressor(d_model=8, num_heads=2, d_ff=16, attn_out_proj=True, positional="sinusoidal", optimizer="adam", lr=0.01,
-                             batch_size=16, epochs=epochs, init="torch", random_state=seed)
+    return SequenceRegressor(d_model=8, num_heads=2, d_ff=16, attn_out_proj=True, positional="sinusoidal",
+                             optimizer="adam", lr=0.01, batch_size=16, epochs=epochs, init="torch", random_state=seed)
 
 
 def fit_and_predict(seed: int) -> dict:
@@ -51,7 +51,8 @@ def fails_on_multiples_of_three(i: int) -> float:
 def blas_threads_here(_) -> dict:
     from threadpoolctl import threadpool_info
 
-    return {"pid": os.getpid(), "blas": sorted({d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"})}
+    blas = {d["num_threads"] for d in threadpool_info() if d["user_api"] == "blas"}
+    return {"pid": os.getpid(), "blas": sorted(blas)}
 
 
 def exits_on_two(i: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import subprocess
 import sys
@@ -119,3 +120,14 @@ def test_importing_glassformer_imports_neither_dask_nor_loky():
     """)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def test_a_scheduler_without_workers_is_refused_with_the_command_that_starts_some():
+    distributed = pytest.importorskip("distributed", reason="the Dask engine needs the distributed extra")
+
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None, silence_logs=logging.CRITICAL) as empty:
+        with pytest.raises(ClusterError) as err:
+            make_engine(scheduler=empty.scheduler_address, connect_timeout=1)
+    assert str(err.value) == (f"the Dask scheduler at {empty.scheduler_address} has no workers after 1 s; "
+                              "start some with `dask worker ADDRESS --nthreads 1`")
