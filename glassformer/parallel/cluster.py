@@ -192,11 +192,13 @@ class DaskEngine(Engine):
 
         futures = self._submit(task, pairs)
         index_of = {f.key: i for f, (i, _) in zip(futures, pairs)}
+        arrived = as_completed(futures, with_results=True, raise_errors=False, loop=self._client.loop)
         try:
-            for future in as_completed(futures, loop=self._client.loop):
-                try:
-                    yield future.result()
-                except Exception as exc:  # the worker died or the scheduler lost the task
+            for future, result in arrived:       # results are fetched by the client's event loop
+                if future.status == "finished":
+                    yield result
+                else:  # the worker died or the scheduler lost the task: (type, exception, traceback)
+                    exc = result[1].with_traceback(result[2]) if isinstance(result, tuple) else result
                     yield failed_outcome(index_of[future.key], exc)
         finally:
             self._client.cancel(futures)
