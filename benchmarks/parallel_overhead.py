@@ -15,6 +15,10 @@ call that starts the workers.  Per engine and task the table gives the median ov
 * ``task ms``: mean time inside one task, measured in the worker;
 * ``overhead ms/task``: worker time not spent inside tasks, ``(wall * workers - sum(task time)) / n``
   (scheduling, transport, result collection, idle workers), median and [best] repetition;
+* ``parent CPU ms/task``: CPU time of this process per task -- the client, joblib's dispatch and,
+  for the local cluster, the Dask scheduler, which runs here.  Unlike wall time it does not grow
+  when other programs take the cores; one process does this work for all workers, so it caps the
+  rate of any number of workers at ``1000 / parent CPU ms`` tasks per second;
 * ``speed-up``: serial wall time / this engine's wall time, for the same tasks.
 
 With a per-task overhead ``o`` and task time ``t``, ``w`` workers reach a parallel efficiency of
@@ -69,11 +73,12 @@ def calibrate(target_s: float = 0.010) -> int:
 def measure(engine, fn, n: int, repeats: int) -> dict:
     """Median wall time, tasks/s and overhead per task of ``engine.run(fn, range(n))``."""
     engine.run(fn, range(2 * engine.n_workers))               # warm-up: workers started, imports done
-    walls, task_s, values = [], [], None
+    walls, task_s, cpu, values = [], [], [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         outcomes = engine.run(fn, range(n))
         walls.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok][:3]
         task_s.append(sum(o.seconds for o in outcomes))
         values = [o.value for o in outcomes]
@@ -81,7 +86,7 @@ def measure(engine, fn, n: int, repeats: int) -> dict:
     overheads = [1e3 * (w * engine.n_workers - b) / n for w, b in zip(walls, task_s)]
     return {"engine": engine.kind, "workers": engine.n_workers, "tasks": n, "wall_s": wall,
             "tasks_per_s": n / wall, "task_ms": 1e3 * busy / n, "overhead_ms": statistics.median(overheads),
-            "overhead_best_ms": min(overheads), "values": values}
+            "overhead_best_ms": min(overheads), "parent_cpu_ms": 1e3 * statistics.median(cpu) / n, "values": values}
 
 
 def run_all(workers: int, n_empty: int, n_numpy: int, repeats: int) -> tuple[list[dict], dict]:
@@ -104,12 +109,19 @@ def run_all(workers: int, n_empty: int, n_numpy: int, repeats: int) -> tuple[lis
     return rows, info
 
 
+def parent_cpu(row: dict) -> str:
+    """The parent's CPU per task; a serial run's is the task itself, so it is left out."""
+    return "-" if row["engine"] == "serial" else f"{row['parent_cpu_ms']:.2f}"
+
+
 def table(rows: list[dict], info: dict) -> str:
-    lines = ["| engine | task | tasks | wall s | tasks/s | task ms | overhead ms/task [best] | speed-up | identical |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| engine | task | tasks | wall s | tasks/s | task ms | overhead ms/task [best] | parent CPU ms/task "
+             "| speed-up | identical |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r['label']} | {r['task']} | {r['tasks']} | {r['wall_s']:.2f} | {r['tasks_per_s']:,.0f} | "
-                     f"{r['task_ms']:.2f} | {r['overhead_ms']:.2f} [{r['overhead_best_ms']:.2f}] | {r['speedup']:.2f}x | "
+                     f"{r['task_ms']:.2f} | {r['overhead_ms']:.2f} [{r['overhead_best_ms']:.2f}] | {parent_cpu(r)} | "
+                     f"{r['speedup']:.2f}x | "
                      f"{'yes' if r['identical'] else 'NO'} |")
     lines.append("")
     lines.append("start-up (engine made, before the warm-up call): " +
