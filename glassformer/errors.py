@@ -17,7 +17,9 @@ Hierarchy::
     ├── ModelFileError (ValueError)      a model/checkpoint file that cannot be loaded
     ├── StateDictError (ValueError)      missing/unexpected/mis-shaped parameters
     ├── NotReadyError (RuntimeError)     backward before forward, predict before fit
-    └── DivergenceError (FloatingPointError)  training produced a non-finite number
+    ├── DivergenceError (FloatingPointError)  training produced a non-finite number
+    ├── ClusterError (ConnectionError)   a Dask scheduler that cannot be reached or used
+    └── MissingDependencyError (ImportError)  an optional extra is needed (names the pip command)
 """
 
 from __future__ import annotations
@@ -74,3 +76,11 @@ class DivergenceError(GlassformerError, FloatingPointError):
         super().__init__(message)
         self.epoch = epoch
         self.where = where
+
+
+class ClusterError(GlassformerError, ConnectionError):
+    """A Dask scheduler cannot be reached in time, has no workers, or its workers cannot run glassformer."""
+
+
+class MissingDependencyError(GlassformerError, ImportError):
+    """An optional dependency is not installed; the message gives the ``pip install`` command."""
