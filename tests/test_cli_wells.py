@@ -42,7 +42,8 @@ def test_train_writes_a_complete_run_folder(trained_run):
         for key in ("rmse", "mae", "r2"):
             assert isinstance(m[key], float) and math.isfinite(m[key]), (name, key)
         assert m["n"] == 1000                  # 3700.1 .. 3800.0 m at 0.1 m: the 3700 m sample stays in training
-    assert set(metrics["baselines"]) == {"porosity-permeability transform", "training mean"}
+    assert set(metrics["baselines"]) == {"porosity-permeability transform", "training mean", "random forest",
+                                         "random forest + context", "gradient boosting", "gradient boosting + context"}
     assert "Equinor" in metrics["attribution"]
     rows = pd.read_csv(out / "predictions.csv")
     test = rows[rows["split"] == "test"]
@@ -62,7 +63,7 @@ def test_predict_csv_and_las(trained_run, tmp_path):
     csv = tmp_path / "pred.csv"
     assert main(["predict", "--model", str(out), "--data", str(data / F1A), "--out", str(csv)]) == 0
     df = pd.read_csv(csv)
-    assert list(df.columns) == ["DEPTH", "KLOGH_PRED_LOG10", "KLOGH_PRED"]
+    assert list(df.columns) == ["DEPTH", "KLOGH_PRED_LOG10", "KLOGH_PRED", "KLOGH_OOR"]
     assert len(df) == 3240 and df["KLOGH_PRED"].notna().sum() == 2281
     np.testing.assert_allclose(df["KLOGH_PRED"].dropna(), 10 ** df["KLOGH_PRED_LOG10"].dropna(), rtol=1e-5)
     las_path = tmp_path / "pred.las"

@@ -7,6 +7,7 @@ demo      :mod:`.demo` (the demonstrations, found through an entry point)
 train     :mod:`.train`
 predict   :mod:`.predict`
 compare   :mod:`.compare`
+cv        :mod:`.cv` (blind-well cross-validation)
 report    :func:`glassformer.report.report_command`
 check     :func:`glassformer.selftest.check_command`
 ========  ==================================================================
@@ -74,11 +75,12 @@ def _register_commands() -> None:
     from ..selftest import check_command
     from ..report import report_command
     from .compare import compare
+    from .cv import cv
     from .demo import demo
     from .predict import predict
     from .train import train
 
-    for command in (demo, train, predict, compare, report_command, check_command):
+    for command in (demo, train, predict, compare, cv, report_command, check_command):
         cli.add_command(command)
 
 

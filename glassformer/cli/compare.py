@@ -1,28 +1,24 @@
-"""``glassformer compare``: the transformer, a bidirectional LSTM, the porosity-permeability transform
-and the training mean on identical splits of the user's wells (or a demonstration's data)."""
+"""``glassformer compare``: the transformer, a bidirectional LSTM, the tree ensembles, the porosity-permeability
+transform and the training mean on identical splits of the user's wells (or a demonstration's data)."""
 
 from __future__ import annotations
 
 import click
 
 from ..errors import InputError
-from .options import GreedyCommand, input_names, parse_interval, positional_names, positional_options
+from .options import (GreedyCommand, dataset_from_options, input_names, positional_names, positional_options,
+                      well_options)
 
 
 @click.command("compare", cls=GreedyCommand)
 @click.option("--demo", "demo_name", type=click.Choice(["porosity", "synthetic-wells", "real-wells"]), default=None,
               help="Compare on a demonstration's data instead of --data: porosity (7 + 7 depths), "
                    "synthetic-wells (100 wells) or real-wells (both Volve splits).")
-@click.option("--data", "data", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Well file (.las or .csv); repeat for several wells.")
+@well_options
 @click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
 @click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
-@click.option("--train-depth", default=None, help="Training interval TOP:BASE (file depth unit, e.g. m).")
-@click.option("--test-depth", default=None, help="Forecast/test interval TOP:BASE (file depth unit).")
-@click.option("--test-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Separate test well file(s) (whole logs, or --test-depth of them).")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
 @click.option("--stride", default=None, type=click.IntRange(1), help="Step between training windows [default T/2].")
 @click.option("--epochs", default=None, type=click.IntRange(1),
@@ -41,22 +37,24 @@ from .options import GreedyCommand, input_names, parse_interval, positional_name
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
-            hidden_size, positional, wavelengths, n_seeds, out, overwrite, progress):
+def compare(demo_name, data, manifest, train_depth, test_depth, test_data, val_data, val_depth, aliases, validation,
+            inputs, target, log_target, window, stride, epochs, hidden_size, positional, wavelengths, n_seeds, out,
+            overwrite, progress):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 
-    All four see the same split, scaling and windows; both networks use the same training loop and
-    the same seeds.  Writes a run folder whose metrics.json and report.html hold the table (RMSE,
-    MAE, R², parameters, fit time in s; mean ± sd over --seeds) and whose
-    figures/prediction_vs_depth.png shows every model against depth.
+    Random forest and gradient boosting (with and without depth context) are scored beside them.
+    All see the same split and wells; the networks see the same scaling and windows, the same
+    training loop and the same seeds.  Writes a run folder whose metrics.json and report.html hold
+    the table (RMSE, MAE, R², parameters, fit time in s; mean ± sd over --seeds; per test well)
+    and whose figures/prediction_vs_depth*.png show the models against depth, one per test well.
     """
     from ..runs import check_out_folder
     from ..wells import seed_list
 
     check_out_folder(out, overwrite=overwrite)   # created once the inputs are valid
     if demo_name:
-        if data:
-            raise InputError("give either --demo or --data, not both")
+        if data or manifest:
+            raise InputError("give either --demo or --data / --manifest, not both")
         if positional != "sinusoidal" or wavelengths:
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
         from . import plugins
@@ -65,37 +63,38 @@ def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth
                                 echo=click.echo)
         click.echo(f"Comparison written to {out} (metrics.json, report.html)")
         return
-    missing = [name for name, v in (("--data", data), ("--inputs", inputs), ("--target", target),
-                                    ("--train-depth", train_depth)) if not v]
+    missing = [name for name, v in (("--data", data or manifest), ("--inputs", inputs), ("--target", target)) if not v]
     if missing:
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
-    _compare_wells(data, input_names(inputs), target, log_target, train_depth, test_depth, test_data, window,
-                   stride, epochs or 30, hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress)
+    wells = dict(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth, test_data=test_data,
+                 val_data=val_data, val_depth=val_depth, aliases=aliases)
+    _compare_wells(wells, input_names(inputs), target, log_target, validation, window, stride, epochs or 30,
+                   hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress)
     click.echo(f"Wrote {out}")
 
 
-def _compare_wells(data, names, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
-                   hidden_size, positional, wavelengths, seeds, out, progress) -> None:
+def _compare_wells(wells, names, target, log_target, validation, window, stride, epochs, hidden_size, positional,
+                   wavelengths, seeds, out, progress) -> None:
     from sklearn.base import clone
 
     from ..data.volve import ATTRIBUTION, is_volve
     from ..models import SequenceRegressor
-    from ..wells import compare_wells, load_split
+    from ..wells import compare_wells
 
     opts = positional_options(positional, wavelengths, "index", window, None)
     model = SequenceRegressor(positional=positional, positional_options=opts)
     if positional == "wavelengths":               # d_model follows the number of wavelengths
         model.set_params(d_model=2 * len(opts["wavelengths"]))
     clone(model).build_network(len(names))        # bad model options fail before --out exists
-    top, base = parse_interval(train_depth, "--train-depth")
-    tdepth = parse_interval(test_depth, "--test-depth") if test_depth else None
-    train_logs, test_logs, boundary = load_split(data, (top, base), tdepth, test_data,
-                                                 labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
-    if test_logs is train_logs:
+    ds = dataset_from_options(**wells, inputs=names, target=target, window=window)
+    test_logs = ds.test
+    if not test_logs:
+        test_logs = ds.train
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    compare_wells(out, train_logs, test_logs, inputs=names, target=target, log_target=log_target, window=window,
-                  stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=boundary,
-                  attribution=ATTRIBUTION if any(map(is_volve, train_logs)) else None, model=model,
-                  progress=progress, echo=click.echo,
-                  config={"data": [str(p) for p in data], "test_data": [str(p) for p in test_data],
-                          "train_depth": [top, base], "test_depth": test_depth})
+    everything = [*ds.train, *ds.val, *ds.test]
+    config = {k: (list(map(str, v)) if isinstance(v, tuple) else v) for k, v in wells.items()}
+    compare_wells(out, ds.train, test_logs, inputs=names, target=target, log_target=log_target, window=window,
+                  stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=ds.boundary,
+                  attribution=ATTRIBUTION if any(map(is_volve, everything)) else None, model=model,
+                  progress=progress, echo=click.echo, val_logs=ds.val, validation=validation,
+                  config={**config, "curves_used": ds.curves_used})

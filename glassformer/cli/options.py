@@ -13,8 +13,8 @@ import click
 
 from ..errors import InputError
 
-__all__ = ["GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "input_names", "parse_interval",
-           "positional_names", "positional_options"]
+__all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
+           "input_names", "parse_interval", "positional_names", "positional_options", "well_options"]
 
 
 def positional_names() -> list:
@@ -144,3 +144,59 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+DEPTH_SPEC_HELP = ("TOP:BASE for every well, or WELL=TOP:BASE for one (WELL: its name or file name, or a unique "
+                   "part of either, e.g. F11B=3351.6:4300); repeatable; file depth unit")
+
+
+def well_options(command):
+    """The options that name wells, their roles and intervals, and curve aliases (train, compare).
+
+    Adds ``--data``, ``--test-data``, ``--val-data``, ``--manifest``, ``--train-depth``,
+    ``--test-depth``, ``--val-depth`` and ``--alias`` (parameters of the same names).
+    """
+    path = click.Path(exists=True, dir_okay=False)
+    for decorator in reversed([
+        click.option("--data", "data", multiple=True, type=path,
+                     help="Training well file (.las or .csv); repeat for several wells."),
+        click.option("--manifest", default=None, type=path,
+                     help="CSV of wells with columns file, well, role (train/val/test), top, base (blank: the whole "
+                          "valid log); instead of or besides --data."),
+        click.option("--train-depth", multiple=True,
+                     help=f"Training interval: {DEPTH_SPEC_HELP}. Default: each well's whole valid log."),
+        click.option("--test-depth", multiple=True,
+                     help=f"Forecast/test interval: {DEPTH_SPEC_HELP}. Of the --test-data wells when given, else a "
+                          "forecast of the training wells (sharing at most their boundary sample)."),
+        click.option("--test-data", multiple=True, type=path,
+                     help="Test well file(s), never trained on (whole valid logs, or their --test-depth)."),
+        click.option("--val-data", multiple=True, type=path,
+                     help="Validation well file(s) for the networks' early stopping (default: the deepest 10 %% of "
+                          "each training interval)."),
+        click.option("--val-depth", multiple=True, help=f"Validation interval: {DEPTH_SPEC_HELP}."),
+        click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
+                     help="Use CURVE where a well lacks NAME, e.g. --alias PHIF=PHIE; repeatable. The curves used "
+                          "are written to config.json (predict also tries common mnemonics such as PHIE for PHIF)."),
+        click.option("--validation", type=click.Choice(["deepest", "none"]), default="deepest", show_default=True,
+                     help="Early stopping without --val-data: on the deepest 10 %% of each training interval (never "
+                          "windows that overlap training windows), or none (the training loss)."),
+    ]):
+        command = decorator(command)
+    return command
+
+
+def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, val_data, val_depth, aliases,
+                         inputs, target, window):
+    """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output)."""
+    from ..wells import build_dataset
+
+    if not data and not manifest:
+        raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
+    ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
+                       val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
+                       val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window)
+    for well, used in ds.curves_used.items():
+        for asked, curve in used.items():
+            if asked != curve:
+                click.echo(f"note: well {well}: {asked} read from curve {curve}")
+    return ds

@@ -8,25 +8,19 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
-from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, input_names, parse_interval,
-                      positional_options)
+from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
+                      positional_options, well_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
 @click.command("train", cls=GreedyCommand)
-@click.option("--data", "data", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Well file (.las or .csv); repeat for several wells. All must share one depth unit.")
+@well_options
 @click.option("--inputs", required=True, multiple=True,
               help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (the first is taken as porosity for the "
                    "porosity-permeability baseline).")
 @click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
-@click.option("--train-depth", required=True, help="Training interval TOP:BASE (file depth unit, e.g. m).")
-@click.option("--test-depth", default=None,
-              help="Forecast/test interval TOP:BASE (file depth unit). Without it only training metrics exist.")
-@click.option("--test-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Separate test well file(s) (whole logs, or --test-depth of them).")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2),
               help="Samples per window T (0.1 m spacing: 32 samples = 3.2 m).")
 @click.option("--stride", default=None, type=click.IntRange(1), help="Step between training windows [default T/2].")
@@ -50,15 +44,18 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
-def train(data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs, positions,
-          positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite, progress, checkpoint_every,
-          resume):
+def train(data, manifest, train_depth, test_depth, test_data, val_data, val_depth, aliases, validation, inputs, target,
+          log_target, window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out,
+          overwrite, progress, checkpoint_every, resume):
     """Train a transformer on well logs and report it beside the baselines.
 
-    Scaling is fitted on the training interval only; NaN targets (gaps, LAS nulls) are masked out
-    of the loss; windows never cross gaps in the inputs.  Metrics (RMSE, MAE in the target's
-    units, R²) are for the transformer, the porosity-permeability transform (linear regression of
-    log10 k on porosity) and the training mean, on the same split.
+    Each well keeps its own interval (--train-depth WELL=TOP:BASE, or a --manifest); by default a
+    well's whole valid log.  Scaling is fitted on the training intervals only; NaN targets (gaps,
+    LAS nulls) are masked out of the loss; windows never cross gaps or wells; early stopping
+    watches the deepest 10 % of each training interval (or --val-data wells).  Metrics (RMSE, MAE
+    in the target's units, R²; pooled and per test well) are for the transformer, random forest
+    and gradient boosting (with and without depth context), the porosity-permeability transform
+    (linear regression of log10 k on porosity) and the training mean, on the same split.
 
     \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
@@ -69,12 +66,11 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     """
     from sklearn.base import clone
 
-    from ..data import common_depth_unit, read_well
     from ..data.volve import ATTRIBUTION, is_volve
     from ..models import SequenceRegressor
     from ..runs import check_out_folder
     from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
-    from ..wells import WellModel, check_training_logs, forecast_logs, run_well_experiment
+    from ..wells import WellModel, run_well_experiment
 
     ctx = click.get_current_context()
     callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
@@ -89,18 +85,12 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     if str(target).strip().upper() in {m.upper() for m in names}:
         raise InputError(f"--target {target} is also one of --inputs {' '.join(names)}; the model would "
                          "see the answer (choose inputs without the target)")
-    top, base = parse_interval(train_depth, "--train-depth")
-    logs = [read_well(p) for p in data]
-    common_depth_unit(logs)                       # DepthError naming each file's unit when they differ
-    train_logs = [g.interval(top, base) for g in logs]
-    check_training_logs(logs, train_logs, names, target, window, train_depth)
-    test_wells = [read_well(p) for p in test_data]
-    common_depth_unit([*logs, *test_wells])
-    tdepth = parse_interval(test_depth, "--test-depth") if test_depth else None
-    test_logs, boundary = forecast_logs(logs, (top, base), tdepth, test_wells,
-                                        labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
+    ds = dataset_from_options(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth,
+                              test_data=test_data, val_data=val_data, val_depth=val_depth, aliases=aliases,
+                              inputs=names, target=target, window=window)
+    test_logs = ds.test
     if not test_logs:
-        test_logs = train_logs
+        test_logs = ds.train
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
     if not (math.isfinite(lr) and lr > 0):
         raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
@@ -110,14 +100,17 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
                               lr=lr, epochs=epochs, random_state=seed, progress=progress)
     clone(model).build_network(len(names))      # bad model options fail before --out exists
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
-                   model=model)
+                   model=model, validation=validation)
+    wells = [*ds.train, *ds.val, *ds.test]
     try:
-        run_well_experiment(out, train_logs, test_logs, wm, title="glassformer train", echo=click.echo,
-                            boundary=boundary, attribution=ATTRIBUTION if any(map(is_volve, logs)) else None,
-                            overwrite=True, callbacks=callbacks,
-                            config={"command": "train", "data": [str(p) for p in data],
-                                    "test_data": [str(p) for p in test_data], "train_depth": [top, base],
-                                    "test_depth": test_depth})
+        run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,
+                            boundary=ds.boundary, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None,
+                            overwrite=True, callbacks=callbacks, val_logs=ds.val,
+                            config={"command": "train", "data": [str(p) for p in data], "manifest": manifest,
+                                    "test_data": [str(p) for p in test_data], "val_data": [str(p) for p in val_data],
+                                    "train_depth": list(train_depth), "test_depth": list(test_depth),
+                                    "val_depth": list(val_depth), "aliases": list(aliases),
+                                    "curves_used": ds.curves_used})
     except TrainingInterrupted as exc:
         click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
                    f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)

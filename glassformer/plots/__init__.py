@@ -30,6 +30,7 @@ from .representations import (  # noqa: F401
     DEFAULT_STAGES, plot_embeddings, plot_positional_encoding, plot_qkv, plot_stages,
     plot_value_vs_output, STAGE_LABELS)
 from .training import plot_ablation, plot_loss, plot_prediction_panels
+from .wells import plot_metric_per_well
 from .trace import (
     plot_trace_attention, plot_trace_embeddings, plot_trace_qkv, plot_trace_stages,
     plot_trace_value_vs_output, trace_array)
@@ -47,6 +48,7 @@ __all__ = [
     "plot_depth_match",
     "plot_embeddings",
     "plot_log_tracks",
+    "plot_metric_per_well",
     "plot_loss",
     "plot_positional_encoding",
     "plot_prediction",

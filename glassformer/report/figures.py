@@ -54,6 +54,9 @@ FIGURE_GUIDES = {
                          "window (top or bottom) point to edge effects of the window.",
     "comparison": "All models against the observed log: a model earns its complexity only where it beats the "
                   "porosity-permeability transform and the training mean.",
+    "per_well": "Each group of bars is one well the models never saw in training (the last group: the mean over "
+                "folds, bar = sd across folds): a model earns its place where it is short on every well, not on "
+                "average only.",
     "ablation": "Test error with the learned attention, uniform attention and no mixing (identity): if the "
                 "bars are similar, the model does not rely on looking at other depths.",
     "wavelength_selection": "Validation error of each candidate set of positional wavelengths (mean over seeds, "
@@ -64,7 +67,7 @@ GENERIC_GUIDE = "A figure written by this run; axes are labelled with their unit
 
 #: The story of a run's figures: (group title, stems in order).  Unknown stems follow, by name.
 FIGURE_GROUPS = (
-    ("What the model predicts", ("prediction_vs_depth", "prediction", "comparison", "prediction_panels",
+    ("What the model predicts", ("per_well", "prediction_vs_depth", "prediction", "comparison", "prediction_panels",
                                  "ablation", "wavelength_selection")),
     ("The data", ("tracks", "crossplot", "crossplot_normalised")),
     ("Inside the model, step by step as in the chapter", (

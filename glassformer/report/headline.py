@@ -36,7 +36,9 @@ class Headline:
     units : dict
         ``{metric: unit}``.
     seeds : list
-        Seeds averaged over (one or none: no spread).
+        Seeds averaged over (one or none: no spread), or folds when ``spread`` is ``"folds"``.
+    spread : {"seeds", "folds"}
+        What the mean and its ± sd are taken over (folds: a cross-validation).
     """
 
     rows: dict
@@ -45,6 +47,7 @@ class Headline:
     where: str = "the test split"
     units: dict = field(default_factory=dict)
     seeds: list = field(default_factory=list)
+    spread: str = "seeds"
 
     @property
     def lower_is_better(self) -> bool:
@@ -77,6 +80,9 @@ def _from_comparison(m: Mapping):
     table = dict(comp["table"])
     models = ["transformer"] if "transformer" in table else list(table)[:1]
     seeds = list(comp.get("seeds") or [])
+    if comp.get("spread") == "folds" and isinstance(comp.get("folds"), int):     # a cross-validation: ± across folds
+        return Headline(table, models, "rmse", _where(comp.get("split")), _units(m),
+                        list(range(1, comp["folds"] + 1)), "folds")
     return Headline(table, models, "rmse", _where(comp.get("split")), _units(m), seeds)
 
 
@@ -154,7 +160,7 @@ def sentence(h: Headline, subject: str = "") -> str:
     """One plain sentence: the model's value of the headline metric, the best baseline's, and which wins."""
     better, (mv, mn), (bv, bn) = h.verdict()
     metric = column_name(h.metric)
-    seeds = f", mean over {len(h.seeds)} seeds" if len(h.seeds) > 1 else ""
+    seeds = f", mean over {len(h.seeds)} {h.spread}" if len(h.seeds) > 1 else ""
     lead = f"{subject}: on" if subject else "On"
     if mv is None:
         return f"{lead} {h.where}, the model has no {metric} to report."

@@ -69,6 +69,11 @@ RESULT_TITLES = {
     "training_lstm": "Training of the LSTM",
     "test": "Test split",
     "train": "Training split",
+    "per_well": "Every metric per well",
+    "per_well_rmse": "RMSE per held-out well",
+    "pooled": "Pooled over every held-out depth",
+    "records": "One record per fold, held-out well and model",
+    "folds": "Folds",
 }
 
 #: Entries of ``metrics["comparison"]`` that the headline shows.

@@ -5,25 +5,35 @@ module                 what it holds
 =====================  ========================================================================
 ``model``              :class:`WellModel`: scale, window, fit, predict a whole log, save / load
 ``baselines``          the field's porosity-permeability transform and the training mean
-``evaluation``         metrics per split (RMSE, MAE, R², n) and their spread over seeds
-``splits``             training / test intervals of wells, and the checks made before fitting
+``trees``              random forest and gradient boosting, with and without depth context
+``evaluation``         metrics per split and per well (RMSE, MAE, R², n), their spread over seeds
+``splits``             training / test intervals of wells, validation blocks, checks before fitting
+``dataset``            several wells, each with its role and interval (options or a manifest file)
+``checks``             units, depth unit, sample step and training ranges checked before predicting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
+``cv``                 blind-well cross-validation: leave one well out, or grouped K-fold
 ``tables``             the plain-text tables the CLI prints
 =====================  ========================================================================
 
-``glassformer train``, ``predict`` and ``compare`` and the well demos are thin layers over this
+``glassformer train``, ``predict``, ``compare`` and ``cv`` and the well demos are thin layers over this
 package; a Python user does the same with :class:`WellModel` and :func:`run_well_experiment`.
 """
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean
-from .evaluation import evaluate_split, regression_metrics, summarise_runs
+from .checks import InputCheck, check_inputs, training_record
+from .dataset import WellDataset, WellEntry, build_dataset, read_manifest
+from .evaluation import evaluate_split, metrics_by_well, regression_metrics, summarise_runs
 from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
-from .splits import check_training_logs, forecast_logs, load_split
-from .tables import format_comparison_table, format_metrics_table
+from .splits import check_training_logs, choose_validation, deepest_blocks, forecast_logs, load_split
+from .tables import format_comparison_table, format_metrics_table, format_per_well_table, verdict
+from .trees import TREE_NAMES, TreeBaseline, context_features
 
 __all__ = [
-    "BASELINE_NAMES", "PorosityPermeabilityTransform", "TrainingMean", "WellModel", "check_training_logs",
-    "compare_wells", "evaluate_split", "forecast_logs", "format_comparison_table", "format_metrics_table",
-    "load_split", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "with_seed",
+    "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_NAMES", "TrainingMean", "TreeBaseline",
+    "WellDataset", "WellEntry", "WellModel", "build_dataset", "check_inputs", "check_training_logs",
+    "choose_validation", "compare_wells", "context_features", "deepest_blocks", "evaluate_split", "forecast_logs",
+    "format_comparison_table", "format_metrics_table", "format_per_well_table", "load_split", "metrics_by_well",
+    "read_manifest", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "training_record",
+    "verdict", "with_seed",
 ]

@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
 
-__all__ = ["COLUMN", "evaluate_split", "regression_metrics", "summarise_runs", "training_summary"]
+__all__ = ["COLUMN", "evaluate_split", "metrics_by_well", "regression_metrics", "summarise_runs", "training_summary"]
 
 
 def regression_metrics(y_true, y_pred) -> dict:
@@ -57,8 +57,10 @@ def regression_metrics(y_true, y_pred) -> dict:
 
 
 #: Column stem of each model in predictions.csv.
-COLUMN = {"transformer": "transformer", "LSTM": "lstm", "porosity-permeability transform": "poro_perm_transform",
-           "training mean": "training_mean"}
+COLUMN = {"transformer": "transformer", "LSTM": "lstm", "random forest": "random_forest",
+          "random forest + context": "random_forest_context", "gradient boosting": "gradient_boosting",
+          "gradient boosting + context": "gradient_boosting_context",
+          "porosity-permeability transform": "poro_perm_transform", "training mean": "training_mean"}
 
 
 def evaluate_split(wm, logs, split: str):
@@ -86,13 +88,30 @@ def evaluate_split(wm, logs, split: str):
         frames.append(pd.DataFrame(frame))
         truth.append(y)
     t = np.concatenate(truth)
-    metrics = {}
-    for name, parts in preds.items():
-        q = np.concatenate(parts)
-        ok = np.isfinite(t) & np.isfinite(q)
-        metrics[name] = regression_metrics(t[ok], q[ok]) if ok.sum() >= 2 else {"rmse": None, "mae": None,
-                                                                                 "r2": None, "n": int(ok.sum())}
+    metrics = {name: _scores(t, np.concatenate(parts)) for name, parts in preds.items()}
     return pd.concat(frames, ignore_index=True), metrics
+
+
+def _scores(t: np.ndarray, q: np.ndarray) -> dict:
+    ok = np.isfinite(t) & np.isfinite(q)
+    return regression_metrics(t[ok], q[ok]) if ok.sum() >= 2 else {"rmse": None, "mae": None, "r2": None,
+                                                                    "n": int(ok.sum())}
+
+
+def metrics_by_well(rows, wm, models) -> dict:
+    """``{well: {model: {"rmse", "mae", "r2", "n"}}}`` from the rows :func:`evaluate_split` returned.
+
+    Each well is scored on its own depths only (units as :func:`regression_metrics`); the pooled
+    metrics of the split weight every depth of every well alike, so a long well dominates them.
+    """
+    unit = "log10_mD" if wm.log_target else "mD"
+    truth = f"{wm.target_name}_observed_{unit}"
+    out = {}
+    for well, part in rows.groupby("well", sort=False):
+        t = part[truth].to_numpy(dtype=np.float64)
+        out[str(well)] = {name: _scores(t, part[f"{COLUMN.get(name, name)}_{unit}"].to_numpy(dtype=np.float64))
+                          for name in models}
+    return out
 
 
 def summarise_runs(runs: list, split: str = "test") -> dict:

@@ -10,6 +10,7 @@ the settings are fixed before the test logs are looked at.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -19,11 +20,16 @@ from sklearn.base import clone
 from ..errors import DivergenceError, InputError
 from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
-from .evaluation import COLUMN, evaluate_split, summarise_runs, training_summary
-from .model import BASELINE_NAMES, WellModel
-from .tables import format_comparison_table
+from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
+from .model import WellModel
+from .tables import format_comparison_table, format_per_well_table, verdict
+from .trees import ENSEMBLE_SETTINGS
 
-__all__ = ["compare_wells", "run_well_experiment", "seed_list", "with_seed"]
+__all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
+
+#: The models drawn against depth (the tree ensembles without context are left out: eight lines hide each other).
+DEPTH_FIGURE_MODELS = ("transformer", "LSTM", "random forest + context", "gradient boosting + context",
+                       "porosity-permeability transform", "training mean")
 
 
 def seed_list(n: int, first: int = 42) -> list:
@@ -41,14 +47,13 @@ def seed_list(n: int, first: int = 42) -> list:
 
 
 def with_seed(wm: WellModel, seed: int) -> WellModel:
-    """An unfitted copy of ``wm`` whose transformer and LSTM both draw from ``seed`` (init, shuffling, split)."""
+    """An unfitted copy of ``wm`` whose transformer, LSTM and tree ensembles all draw from ``seed``."""
     model = clone(wm.model if wm.model is not None else SequenceRegressor()).set_params(random_state=seed)
     lstm = None if wm.lstm is None else clone(wm.lstm).set_params(random_state=seed)
-    return WellModel(wm.inputs, wm.target, log_target=wm.log_target, window=wm.window, stride=wm.stride,
-                     positions=wm.positions, model=model, lstm=lstm, floor_mD=wm.floor_mD)
+    return WellModel(**{**wm.get_params(), "model": model, "lstm": lstm, "random_state": seed})
 
 
-def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks) -> None:
+def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_logs=None) -> None:
     """Fit ``wm``; when training diverges, save its last good parameters (with baselines) into ``out/model``.
 
     The regressor restores its last good parameters itself; fitting the baselines makes the saved
@@ -56,7 +61,7 @@ def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks) -> N
     saying where the model went.
     """
     try:
-        wm.fit(train_logs, callbacks=callbacks)
+        wm.fit(train_logs, val_logs=val_logs, callbacks=callbacks)
     except DivergenceError as exc:
         wm.model_.is_fitted_ = True
         wm.lstm_ = None
@@ -72,7 +77,8 @@ def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks) -> N
 
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
                         echo: Callable = print, config: dict | None = None, attribution: str | None = None,
-                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True) -> dict:
+                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
+                        val_logs: Sequence = ()) -> dict:
     """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
 
     Parameters
@@ -86,10 +92,11 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
         holds mean and sample sd; predictions, saved model and figures are the first seed's.
     callbacks : training-loop callbacks of the first seed's transformer (checkpoints, resume).
     boundary : depth drawn between training and forecast on the figures (same-well splits).
+    val_logs : validation logs for the networks' early stopping (default: ``wm.validation`` decides).
 
     Returns
     -------
-    dict, as written to ``metrics.json``.
+    dict, as written to ``metrics.json``; ``metrics["per_well"]`` scores every test well on its own.
 
     Raises
     ------
@@ -106,9 +113,9 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     for i, seed in enumerate(seeds):
         fitted = with_seed(wm, seed)
         if i == 0:
-            _fit_or_keep_last_good(fitted, train_logs, out, callbacks)
+            _fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
         else:
-            fitted.fit(train_logs)
+            fitted.fit(train_logs, val_logs=val_logs)
         train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
         test_rows, test_metrics = evaluate_split(fitted, test_logs, "test")
         runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
@@ -120,15 +127,21 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
                                                  if v["rmse"] is not None))
     fitted, train_rows, test_rows, train_metrics, test_metrics = first
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
+    metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
+    metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
     fitted.save(out / "model", overwrite=True)
-    write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution))
+    write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
+                                            val_logs))
     write_json(out / "metrics.json", metrics)
     import pandas as pd
 
-    write_csv(out / "predictions.csv", pd.concat([train_rows, test_rows], ignore_index=True))
-    _figures(out, fitted, pd.concat([train_rows, test_rows], ignore_index=True), train_logs, test_logs[0],
-             boundary, title)
+    rows = pd.concat([train_rows, test_rows], ignore_index=True)
+    write_csv(out / "predictions.csv", rows)
+    _figures(out, fitted, rows, train_logs, test_logs, boundary, title)
     echo(format_comparison_table(metrics, _unit(fitted)))
+    if len(metrics["per_well"]) > 1:
+        echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
+    echo(metrics["verdict"])
     if report:
         from ..report import write_report
 
@@ -166,56 +179,85 @@ def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, att
     return metrics
 
 
-def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribution) -> dict:
+def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribution, val_logs=()) -> dict:
     def wells(logs):
-        return [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1])}
-                for g in logs]
+        return [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1]),
+                 "depth_unit": g.depth_unit} for g in logs]
 
     cfg = {"title": title, "well_model": wm.to_dict(), "model": wm.model_.get_params(), "seeds": seeds,
-           "train_wells": wells(train_logs), "test_wells": wells(test_logs)}
+           "train_wells": wells(train_logs), "test_wells": wells(test_logs),
+           "validation": getattr(wm, "validation_", None)}
+    if val_logs:
+        cfg["validation_wells"] = wells(val_logs)
     if wm.lstm_ is not None:
         cfg["lstm"] = wm.lstm_.get_params()
+    if wm.tree_baselines:
+        cfg["tree_baselines"] = {name: f"{cls}({', '.join(f'{k}={v!r}' for k, v in kw.items())})"
+                                 for name, (cls, kw) in ENSEMBLE_SETTINGS.items()}
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution
     return cfg
 
 
-def _figures(out: Path, wm: WellModel, rows, train_logs, show, boundary, title) -> None:
-    """The first test well against depth (with its training part when it is the same well), loss,
-    cross-plot of the training logs and the first window's attention."""
-    same = rows[rows["well"] == show.name].drop_duplicates("depth", keep="last").sort_values("depth")
+def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, title) -> None:
+    """Each test well against depth (the first as prediction_vs_depth.png, with its training part when it is the
+    same well; the others as prediction_vs_depth_<well>.png), loss, cross-plot of the training logs and the first
+    window's attention."""
+    show = test_logs[0]
     ucol = "log10_mD" if wm.log_target else "mD"
     A, A_depth = wm.attention_window(show)
     phi_all = np.concatenate([np.asarray(g.curve(wm.input_names[0])) for g in train_logs])
     k_all = np.concatenate([np.asarray(g.curve(wm.target_name)) for g in train_logs])
-    names = list(wm.models()) + list(BASELINE_NAMES)
-    write_figures(out, history=wm.model_.history_, depth=same["depth"].to_numpy(),
-                  observed=same[f"{wm.target_name}_observed_{ucol}"].to_numpy(),
-                  predictions={("poro-perm transform" if n.startswith("porosity") else n):
-                               same[f"{COLUMN[n]}_{ucol}"].to_numpy() for n in names},
-                  boundary=boundary, quantity=wm.target_name, unit=_unit(wm), porosity=phi_all,
-                  permeability=np.where(k_all > 0, k_all, np.nan), attention=A,
-                  attention_depths=None if A_depth is None else np.round(A_depth, 2), title=title)
+    names = [n for n in (*wm.models(), *wm.baselines_) if n in DEPTH_FIGURE_MODELS]
+
+    def depth_track(g):
+        same = rows[rows["well"] == g.name].drop_duplicates("depth", keep="last").sort_values("depth")
+        return dict(depth=same["depth"].to_numpy(), observed=same[f"{wm.target_name}_observed_{ucol}"].to_numpy(),
+                    predictions={("poro-perm transform" if n.startswith("porosity") else n):
+                                 same[f"{COLUMN[n]}_{ucol}"].to_numpy() for n in names})
+
+    from .. import plots
+
+    common = dict(quantity=wm.target_name, unit=_unit(wm), depth_unit=show.depth_unit)
+
+    def against_depth(g, line=None):
+        track = depth_track(g)
+        return lambda: plots.plot_comparison_zoomed(track["depth"], track["observed"], track["predictions"],
+                                                    boundary=line, title=f"{title}: {g.name}", **common)
+
+    depth_figures = {"prediction_vs_depth": against_depth(show, boundary),
+                     **{f"prediction_vs_depth_{_slug(g.name)}": against_depth(g) for g in test_logs[1:]}}
+    write_figures(out, history=wm.model_.history_, porosity=phi_all, permeability=np.where(k_all > 0, k_all, np.nan),
+                  attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2),
+                  attention_title=f"{title} attention weights (layer 0, head 0), first window of {show.name}",
+                  depth_unit=show.depth_unit, title=title, extra=depth_figures)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_") or "well"
 
 
 def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: bool = True, window: int = 32,
                   stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
                   boundary=None, attribution: str | None = None, config: dict | None = None,
                   overwrite: bool = True, model: SequenceRegressor | None = None, progress: bool = False,
-                  echo: Callable = print) -> dict:
-    """Train the well transformer and a bidirectional LSTM on the same windows, once per seed.
+                  echo: Callable = print, val_logs: Sequence = (), validation: str = "deepest") -> dict:
+    """Train the well transformer and a bidirectional LSTM on the same windows, once per seed, beside the
+    tree ensembles, the porosity-permeability transform and the training mean.
 
     ``model``: the transformer (default ``SequenceRegressor()``, the well defaults); both networks
-    get ``epochs`` (maximum; early stopping on 10 % of the windows) and ``progress``.  The LSTM is
+    get ``epochs`` (maximum; early stopping on ``val_logs``, else as ``validation`` says: the
+    deepest 10 % of each training interval) and ``progress``.  The LSTM is
     ``LSTMRegressor(hidden_size=hidden_size)``.  Returns the metrics written to ``out/metrics.json``.
     """
     transformer = clone(model if model is not None else SequenceRegressor()).set_params(epochs=epochs,
                                                                                         progress=progress)
     wm = WellModel(list(inputs), target, log_target=log_target, window=window, stride=stride, positions="index",
-                   model=transformer, lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress))
+                   model=transformer, lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress),
+                   validation=validation)
     cfg = {"command": "compare", "epochs": epochs, "seeds": list(seeds)}
     cfg.update(config or {})
     return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare", echo=echo,
                                boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
-                               config=cfg)
+                               config=cfg, val_logs=val_logs)

@@ -34,11 +34,14 @@ from ..data.windows import contiguous_runs, make_windows, stitch_windows
 from ..errors import DataFileError, InputError, ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
 from .baselines import PorosityPermeabilityTransform, TrainingMean
+from .checks import training_record
+from .splits import choose_validation
+from .trees import tree_baselines
 
 __all__ = ["WellModel", "BASELINE_NAMES"]
 
 #: Metadata format stored in ``model.json["extra"]["well_model"]``.
-WELL_MODEL_VERSION = 2
+WELL_MODEL_VERSION = 3
 
 #: The baselines every prediction is reported beside, in table order.
 BASELINE_NAMES = ("porosity-permeability transform", "training mean")
@@ -70,25 +73,43 @@ class WellModel:
         and loop.
     floor_mD : float, default 1e-3
         Permeability floor before log10 (the Volve F-wells' lowest KLOGH).
+    tree_baselines : bool, default True
+        Also fit the random forest and gradient boosting baselines, each with and without depth
+        context (:mod:`glassformer.wells.trees`), on the training logs.
+    validation : {"deepest", "none"}, default "deepest"
+        Early stopping of the networks without validation logs: on the deepest
+        ``validation_fraction`` of each training log (a contiguous depth block the networks do
+        not train on), or on nothing ("none": the training loss).  Random windows, which overlap
+        training windows, are never used.
+    validation_fraction : float, default 0.1
+    random_state : int or None, default None
+        Seed of the tree ensembles; None: the transformer's ``random_state``.
 
     Attributes
     ----------
     model_, lstm_ : the fitted regressors (``lstm_`` is None without ``lstm``)
     x_scaler_ : MinMaxScaler of the inputs; y_scaler_ : StandardScaler of the (log) target
-    baselines_ : dict name -> fitted baseline (:data:`BASELINE_NAMES`)
+    baselines_ : dict name -> fitted baseline (:data:`BASELINE_NAMES`, then the tree baselines)
+    training_data_ : dict
+        Depth unit, sample step, each input's unit and training range
+        (:func:`glassformer.wells.checks.training_record`): what predictions are checked against.
+    validation_ : dict
+        How early stopping validated: ``{"method": text, "blocks": [{"well", "top", "base"}]}``.
     n_train_windows_ : int
     fit_seconds_ : dict name -> wall-clock fit time in s
 
     Notes
     -----
-    Scalers and baselines are fitted on the training logs only (no leakage).  Windows never
-    straddle gaps in the inputs (each gap-free run is windowed separately; a run shorter than T
-    is predicted as one shorter window).  NaN targets are masked out of the loss, never filled.
+    Scalers and baselines are fitted on the whole training logs only (no leakage); the networks
+    train on them less their validation blocks.  Windows never straddle gaps in the inputs (each
+    gap-free run is windowed separately; a run shorter than T is predicted as one shorter
+    window) nor wells.  NaN targets are masked out of the loss, never filled.
     """
 
     def __init__(self, inputs: Sequence[str], target: str, *, log_target: bool = True, window: int = 32,
                  stride: int | None = None, positions: str = "index", model: SequenceRegressor | None = None,
-                 lstm: LSTMRegressor | None = None, floor_mD: float = 1e-3):
+                 lstm: LSTMRegressor | None = None, floor_mD: float = 1e-3, tree_baselines: bool = True,
+                 validation: str = "deepest", validation_fraction: float = 0.1, random_state: int | None = None):
         self.inputs = inputs
         self.target = target
         self.log_target = log_target
@@ -98,6 +119,16 @@ class WellModel:
         self.model = model
         self.lstm = lstm
         self.floor_mD = floor_mD
+        self.tree_baselines = tree_baselines
+        self.validation = validation
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+
+    def get_params(self) -> dict:
+        """The constructor's arguments (as scikit-learn's ``get_params(deep=False)``)."""
+        return {k: getattr(self, k) for k in ("inputs", "target", "log_target", "window", "stride", "positions",
+                                              "model", "lstm", "floor_mD", "tree_baselines", "validation",
+                                              "validation_fraction", "random_state")}
 
     # --- settings, checked when used ------------------------------------------------------------
     @property
@@ -119,6 +150,8 @@ class WellModel:
             raise InputError(f"WellModel: window must be an integer >= 2 samples, got {self.window!r}")
         if self.stride is not None and (not isinstance(self.stride, (int, np.integer)) or self.stride < 1):
             raise InputError(f"WellModel: stride must be a positive integer or None, got {self.stride!r}")
+        if self.validation not in ("deepest", "none"):
+            raise InputError(f"WellModel: validation must be 'deepest' or 'none', got {self.validation!r}")
 
     @property
     def _log(self):
@@ -161,16 +194,18 @@ class WellModel:
         return np.broadcast_to(np.arange(1, idx.shape[-1] + 1, dtype=np.float64), idx.shape).copy()
 
     # --- training ----------------------------------------------------------------------------
-    def fit(self, train_logs, *, callbacks=()) -> "WellModel":
+    def fit(self, train_logs, *, val_logs=None, callbacks=()) -> "WellModel":
         """Fit the scalers, the regressor(s) and the baselines on ``train_logs`` (already cut to their intervals).
 
-        ``callbacks`` go to the transformer's training loop (e.g. checkpoints).
+        ``val_logs``: validation logs (e.g. a held-out training well) for the networks' early
+        stopping; without them, ``validation`` decides.  ``callbacks`` go to the transformer's
+        training loop (e.g. checkpoints).
 
         Raises
         ------
         DataFileError
-            No training depth with every input, no target value, or no gap-free run as long as
-            ``window``.
+            No training depth with every input, no target value, no gap-free run as long as
+            ``window``, or an input in different units in two training wells.
         DivergenceError
             Training diverged (the regressor keeps its last good parameters; call
             :meth:`fit_baselines` to save a usable model anyway).
@@ -178,21 +213,45 @@ class WellModel:
         self._check_settings()
         train_logs = list(train_logs)
         self._fit_scalers(train_logs)
-        X, Y, P = self._training_windows(train_logs)
+        self.training_data_ = training_record(train_logs, self.input_names)
+        fit_logs, val_logs, self.validation_ = choose_validation(train_logs, val_logs, self.validation,
+                                                                 self.validation_fraction, self.window)
+        X, Y, P = self._training_windows(fit_logs)
+        val = self._validation_windows(val_logs)
         self.n_train_windows_ = int(len(X))
         shared = P[0] if self.positions == "index" else P
         self.fit_seconds_ = {}
-        self.model_ = clone(self.model) if self.model is not None else SequenceRegressor()
-        self.lstm_ = clone(self.lstm) if self.lstm is not None else None
+        # Validation is this class's choice (depth blocks), never the estimators' random windows.
+        self.model_ = (clone(self.model) if self.model is not None else SequenceRegressor()).set_params(
+            validation_fraction=None)
+        self.lstm_ = clone(self.lstm).set_params(validation_fraction=None) if self.lstm is not None else None
         t0 = time.perf_counter()
-        self.model_.fit(X, Y, shared, callbacks=callbacks)
+        self.model_.fit(X, Y, shared, callbacks=callbacks, **val)
         self.fit_seconds_["transformer"] = time.perf_counter() - t0
         if self.lstm_ is not None:
             t0 = time.perf_counter()
-            self.lstm_.fit(X, Y)          # the same windows; the LSTM ignores positions
+            self.lstm_.fit(X, Y, **{k: v for k, v in val.items() if k != "positions_val"})   # LSTM: no positions
             self.fit_seconds_["LSTM"] = time.perf_counter() - t0
         self.fit_baselines(train_logs)
         return self
+
+    def _validation_windows(self, logs) -> dict:
+        """``{"X_val", "y_val", "positions_val"}`` of the validation logs' full windows ({} when there are none)."""
+        stride = self.stride or max(1, self.window // 2)
+        parts = [w for g in logs or () for w in self.windows(g, stride=stride, with_target=True, pad_last=False)]
+        if not parts:
+            if logs:
+                self.validation_["method"] += f" (no gap-free run of {self.window} samples there: none used)"
+            return {}
+        X, Y, P = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        keep = np.isfinite(Y).any(axis=(1, 2))
+        if not keep.any():
+            return {}
+        self.validation_["n_windows"] = int(keep.sum())
+        out = {"X_val": X[keep], "y_val": Y[keep]}
+        if self.positions == "depth":
+            out["positions_val"] = P[keep]
+        return out
 
     def _fit_scalers(self, logs) -> None:
         X = np.concatenate([g.matrix(self.input_names).astype(np.float64) for g in logs])
@@ -217,17 +276,27 @@ class WellModel:
         return X[keep], Y[keep], P[keep]
 
     def fit_baselines(self, train_logs) -> "WellModel":
-        """Fit the porosity-permeability transform and the training mean on ``train_logs``."""
+        """Fit the tree ensembles (when ``tree_baselines``), the porosity-permeability transform and the
+        training mean on ``train_logs``."""
+        seconds, fitted = {}, {}
+        if self.tree_baselines:
+            seed = self.random_state if self.random_state is not None else \
+                (self.model if self.model is not None else SequenceRegressor()).random_state
+            parts = [(g.matrix(self.input_names), self.target_values(g)) for g in train_logs]
+            for name, tb in tree_baselines(self.window, random_state=seed).items():
+                t0 = time.perf_counter()
+                fitted[name] = tb.fit(parts)
+                seconds[name] = time.perf_counter() - t0
         phi, k = self.porosity_and_target(train_logs)
         t0 = time.perf_counter()
         ppt = PorosityPermeabilityTransform()
         ppt = ppt.fit_log10(phi, k) if self.log_target else \
             PorosityPermeabilityTransform(floor_mD=self.floor_mD).fit(phi, k)
-        seconds = {BASELINE_NAMES[0]: time.perf_counter() - t0}
+        seconds[BASELINE_NAMES[0]] = time.perf_counter() - t0
         t0 = time.perf_counter()
         mean = TrainingMean().fit(None, k)
         seconds[BASELINE_NAMES[1]] = time.perf_counter() - t0
-        self.baselines_ = dict(zip(BASELINE_NAMES, (ppt, mean)))
+        self.baselines_ = {**fitted, **dict(zip(BASELINE_NAMES, (ppt, mean)))}
         self.fit_seconds_ = {**getattr(self, "fit_seconds_", {}), **seconds}
         return self
 
@@ -240,8 +309,9 @@ class WellModel:
         return out
 
     def parameter_counts(self) -> dict:
-        """Trainable values per model: the networks' counts, 2 (slope, intercept) and 1 (mean)."""
+        """Trainable values per model: the networks' counts, the trees' leaves, 2 (slope, intercept), 1 (mean)."""
         out = {name: int(m.network_.num_parameters()) for name, m in self.models().items()}
+        out.update({name: b.num_leaves() for name, b in self.baselines_.items() if hasattr(b, "num_leaves")})
         out.update({BASELINE_NAMES[0]: 2, BASELINE_NAMES[1]: 1})
         return out
 
@@ -260,11 +330,14 @@ class WellModel:
         return out
 
     def predict_baselines(self, log: WellLog) -> dict:
-        """Each baseline's prediction per sample of ``log``, in model units."""
+        """Each baseline's prediction per sample of ``log``, in model units (tree baselines first, when fitted)."""
         phi = np.asarray(log.curve(self.input_names[0]), dtype=np.float64)
         ppt, mean = (self.baselines_[name] for name in BASELINE_NAMES)
-        return {BASELINE_NAMES[0]: ppt.predict_log10(phi) if self.log_target else ppt.predict(phi),
-                BASELINE_NAMES[1]: np.full(len(log), mean.mean_)}
+        out = {name: b.predict(log.matrix(self.input_names)) for name, b in self.baselines_.items()
+               if name not in BASELINE_NAMES}
+        out.update({BASELINE_NAMES[0]: ppt.predict_log10(phi) if self.log_target else ppt.predict(phi),
+                    BASELINE_NAMES[1]: np.full(len(log), mean.mean_)})
+        return out
 
     def attention_window(self, log: WellLog):
         """``(A (T, T), depths (T,))``: layer-0 head-0 attention of the first window of ``log``, or (None, None)."""
@@ -283,7 +356,9 @@ class WellModel:
                 "log_target": bool(self.log_target), "floor_mD": float(self.floor_mD), "window": int(self.window),
                 "stride": self.stride, "positions": self.positions,
                 "x_scaler": self.x_scaler_.to_dict(), "y_scaler": self.y_scaler_.to_dict(),
-                "baseline_ppt": {"slope": ppt.slope_, "intercept": ppt.intercept_}, "baseline_mean": mean.mean_}
+                "baseline_ppt": {"slope": ppt.slope_, "intercept": ppt.intercept_}, "baseline_mean": mean.mean_,
+                "training_data": getattr(self, "training_data_", None),
+                "validation": getattr(self, "validation_", None)}
 
     def save(self, directory, overwrite: bool = True) -> Path:
         """Save the transformer with the well model's metadata into ``directory`` (and the LSTM beside it,
@@ -322,4 +397,6 @@ class WellModel:
         mean = TrainingMean()
         mean.mean_ = meta["baseline_mean"]
         wm.baselines_ = dict(zip(BASELINE_NAMES, (ppt, mean)))
+        wm.training_data_ = meta.get("training_data")       # None for models saved before it was recorded
+        wm.validation_ = meta.get("validation")
         return wm

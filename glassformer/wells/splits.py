@@ -12,9 +12,9 @@ from typing import Sequence
 import numpy as np
 
 from ..data.windows import contiguous_runs
-from ..errors import DataFileError, DepthError
+from ..errors import DataFileError, DepthError, InputError
 
-__all__ = ["check_training_logs", "forecast_logs", "load_split"]
+__all__ = ["check_training_logs", "choose_validation", "deepest_blocks", "forecast_logs", "load_split"]
 
 
 def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = None, test_data: Sequence = (), *,
@@ -161,3 +161,71 @@ def check_training_logs(logs, train_logs, input_names, target, window: int, inte
                             f"or less" if best >= 2 else
                             f"--window {window}: the training interval {interval} holds no gap-free run of at least "
                             f"2 samples of inputs {', '.join(input_names)} (longest per file: {listing})")
+
+
+def deepest_blocks(logs, fraction: float = 0.1, window: int = 32) -> tuple:
+    """Hold out the deepest ``fraction`` of each training log as a contiguous validation block.
+
+    Early stopping on windows drawn at random from the training windows would validate on
+    windows that overlap training windows (by half, at the default stride): an optimistic
+    estimate that stops too late.  A block below the rest of the interval shares no sample
+    with it.
+
+    Parameters
+    ----------
+    logs : WellLog list (training intervals)
+    fraction : float in (0, 1)
+        Share of each log's samples held out, from its base up; at least ``2 * window`` samples.
+    window : int
+        The model's window; a log too short to keep ``window`` samples above its block keeps
+        all of them for fitting (it gets no block).
+
+    Returns
+    -------
+    (fit_logs, val_logs, blocks)
+        ``blocks`` lists ``{"well", "top", "base", "depth_unit"}`` of every held-out block.
+    """
+    if not 0.0 < float(fraction) < 1.0:
+        raise InputError(f"validation fraction must be in (0, 1), got {fraction!r}")
+    fit_logs, val_logs, blocks = [], [], []
+    for g in logs:
+        n = len(g)
+        k = max(int(round(fraction * n)), 2 * int(window))
+        if n - k < window:
+            fit_logs.append(g)
+            continue
+        fit_logs.append(_rows(g, slice(0, n - k)))
+        val = _rows(g, slice(n - k, n))
+        val_logs.append(val)
+        blocks.append(_span(val))
+    return fit_logs, val_logs, blocks
+
+
+def _rows(g, rows: slice):
+    """The samples ``rows`` of log ``g`` (by index: depth tolerances play no part)."""
+    from dataclasses import replace
+
+    return replace(g, depth=g.depth[rows], curves={k: v[rows] for k, v in g.curves.items()})
+
+
+def _span(g) -> dict:
+    return {"well": g.name, "top": float(g.depth[0]), "base": float(g.depth[-1]), "depth_unit": g.depth_unit}
+
+
+def choose_validation(train_logs, val_logs, validation: str = "deepest", fraction: float = 0.1, window: int = 32):
+    """``(fit_logs, val_logs, description)``: what the networks train on and what early stopping watches.
+
+    Validation logs given (a held-out well, a manifest's ``val`` rows) are used as they are;
+    otherwise ``validation="deepest"`` holds out :func:`deepest_blocks`, and ``"none"`` nothing.
+    ``description`` is ``{"method": text, "blocks": [{"well", "top", "base", "depth_unit"}]}``.
+    """
+    if val_logs:
+        return list(train_logs), list(val_logs), {"method": "the validation wells given",
+                                                  "blocks": [_span(g) for g in val_logs]}
+    if validation == "none":
+        return list(train_logs), [], {"method": "none (early stopping watches the training loss)", "blocks": []}
+    fit_logs, held, blocks = deepest_blocks(train_logs, fraction, window)
+    pct = f"{100 * fraction:g} %"
+    method = (f"the deepest {pct} of each training interval (contiguous depth blocks that the networks do not "
+              "train on)" if blocks else f"none: no training interval is long enough to hold out its deepest {pct}")
+    return fit_logs, held, {"method": method, "blocks": blocks}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["format_comparison_table", "format_metrics_table"]
+__all__ = ["format_comparison_table", "format_metrics_table", "format_per_well_table", "verdict"]
 
 
 def format_metrics_table(metrics: dict, unit: str) -> str:
@@ -33,10 +33,14 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
     seeds = comp["seeds"]
     split = "training interval" if key == "train_table" else str(comp.get("split", "test"))
     split = split if " " in split else f"{split} split"
-    spread = len(seeds) > 1
+    folds = comp.get("spread") == "folds"
+    spread = len(seeds) > 1 or folds
     width = 25 if spread else 12
     head = f"{metrics.get('title', '')} -- {split}, RMSE/MAE in {unit}"
-    head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
+    if folds:
+        head += f", ± sd across folds, seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+    else:
+        head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
     lines = [head, f"  {'model':<32}{'RMSE':>{width}}{'MAE':>{width}}{'R2':>{width}}{'params':>9}{'train s':>10}"]
     for name, r in comp[key].items():
         def cell(k):
@@ -44,3 +48,39 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
         cells = "".join(f"{cell(k):>{width}}" for k in ("rmse", "mae", "r2"))
         lines.append(f"  {name:<32}{cells} {r['parameters']:>8}{_num(r['train_s'], 10, 2, 'f')}")
     return "\n".join(lines)
+
+
+def format_per_well_table(per_well: dict, unit: str, metric: str = "rmse", title: str = "") -> str:
+    """Plain-text table of one metric: one row per model, one column per well (``per_well[well][model]``)."""
+    wells = list(per_well)
+    models = list(dict.fromkeys(m for w in wells for m in per_well[w]))
+    width = max(12, *(len(w) + 2 for w in wells))
+    head = title or f"{metric.upper()} per well ({unit})"
+    lines = [head, f"  {'model':<32}" + "".join(f"{w:>{width}}" for w in wells)]
+    for m in models:
+        cells = "".join(_num((per_well[w].get(m) or {}).get(metric), width) for w in wells)
+        lines.append(f"  {m:<32}{cells}")
+    return "\n".join(lines)
+
+
+def verdict(table: dict, unit: str, where: str, metric: str = "rmse", model: str = "transformer") -> str:
+    """One sentence: which baselines beat ``model`` on ``metric`` (lower is better), or that none does.
+
+    ``table`` is ``{name: {metric: value, ...}}``; every row other than ``model`` counts as a baseline.
+    """
+    def value(name):
+        v = (table.get(name) or {}).get(metric)
+        return v if isinstance(v, (int, float)) and math.isfinite(v) else None
+
+    mine = value(model)
+    if mine is None:
+        return f"The {model} has no {metric.upper()} on {where}."
+    others = sorted((v, n) for n in table if n != model and (v := value(n)) is not None)
+    better = [(v, n) for v, n in others if v < mine]
+    if not better:
+        best = f"; the best baseline, the {others[0][1]}, has {others[0][0]:.3f}" if others else ""
+        return f"On {where} the {model} has the lowest {metric.upper()}, {mine:.3f} {unit}{best}."
+    listing = ", ".join(f"{n} {v:.3f}" for v, n in better)
+    who = f"the {better[0][1]} has" if len(better) == 1 else f"{len(better)} baselines have"
+    return (f"On {where} {who} a lower {metric.upper()} than the {model} ({mine:.3f} {unit}): {listing}. "
+            "A baseline is better here.")

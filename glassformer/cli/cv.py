@@ -1,0 +1,83 @@
+"""``glassformer cv``: blind-well cross-validation of the transformer beside every baseline."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import InputError
+from ..parallel import engine_options
+from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
+
+
+@click.command("cv", cls=GreedyCommand)
+@click.option("--data", "data", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Well file (.las or .csv); repeat for every well (at least two).")
+@click.option("--manifest", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="CSV of wells (columns file, well, top, base; role is ignored: every well is held out once), "
+                   "instead of or besides --data.")
+@click.option("--depth", "depth", multiple=True,
+              help=f"Interval of the wells: {DEPTH_SPEC_HELP}. Default: each well's whole valid log.")
+@click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW "
+                                                             "(first = porosity).")
+@click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--log-target/--no-log-target", default=False, show_default=True,
+              help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
+@click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
+              help="Use CURVE where a well lacks NAME, e.g. --alias PHIF=PHIE; repeatable.")
+@click.option("--folds", "n_folds", default=None, type=click.IntRange(2),
+              help="Grouped K-fold over whole wells (scikit-learn GroupKFold) [default: leave one well out].")
+@click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
+@click.option("--stride", default=None, type=click.IntRange(1), help="Step between training windows [default T/2].")
+@click.option("--epochs", default=30, show_default=True, type=click.IntRange(1),
+              help="Maximum epochs of both networks (early stopping on the deepest 10 %% of each training well).")
+@click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
+              help="LSTM hidden size per direction (bidirectional).")
+@click.option("--lstm/--no-lstm", default=True, show_default=True, help="Train the bidirectional LSTM too.")
+@click.option("--validation", type=click.Choice(["deepest", "none"]), default="deepest", show_default=True,
+              help="Early stopping on the deepest 10 %% of each training well, or none (the training loss).")
+@click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
+              help="Seeds per fold (42, 0, 1, ...); records average over them.")
+@engine_options
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
+@click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
+@click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
+def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, window, stride, epochs, hidden_size, lstm,
+       validation, n_seeds, jobs, scheduler, out, overwrite, progress):
+    """Cross-validate on blind wells: every well is predicted by models trained on the others.
+
+    Leave-one-well-out by default (--folds K for grouped K-fold).  In every fold the transformer,
+    the bidirectional LSTM, random forest and gradient boosting (with and without depth context),
+    the porosity-permeability transform and the training mean are fitted on the training wells
+    only and scored on each held-out well.  Writes metrics.json (mean ± sd across folds, one record
+    per fold, well and model, per-well and pooled metrics), predictions.csv, figures/per_well.png
+    and report.html into --out.
+    """
+    from ..data.volve import ATTRIBUTION, is_volve
+    from ..models import LSTMRegressor, SequenceRegressor
+    from ..parallel import engine_from_click
+    from ..runs import check_out_folder
+    from ..wells import WellModel, build_dataset, seed_list
+    from ..wells.cv_run import cross_validate
+
+    check_out_folder(out, overwrite=overwrite)
+    if not data and not manifest:
+        raise InputError("cv needs the wells: --data FILE (repeat it) or --manifest FILE")
+    names = input_names(inputs)
+    ds = build_dataset(list(data), inputs=names, target=target, train_depth=depth, manifest=manifest,
+                       aliases=list(aliases))
+    wells = [*ds.train, *ds.val, *ds.test]
+    seen = [g.name for g in wells]
+    if len(set(seen)) < len(seen):
+        raise InputError(f"cv holds out whole wells: list each well once (got {', '.join(seen)})")
+    too_short = [g.name for g in wells if len(g) < window]
+    if too_short:
+        raise InputError(f"--window {window}: longer than the interval of {', '.join(too_short)}")
+    wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, validation=validation,
+                   model=SequenceRegressor(epochs=epochs, progress=progress),
+                   lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress) if lstm else None)
+    config = {"data": [str(p) for p in data], "manifest": manifest, "depth": list(depth), "aliases": list(aliases),
+              "curves_used": ds.curves_used, "epochs": epochs}
+    with engine_from_click(jobs, scheduler) as engine:
+        cross_validate(out, wells, wm, n_folds=n_folds, seeds=seed_list(n_seeds), engine=engine, echo=click.echo,
+                       config=config, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None, overwrite=True)
+    click.echo(f"Wrote {out}")

@@ -1,0 +1,254 @@
+"""Inputs checked before a prediction is trusted: units, depth unit, sample step, training ranges.
+
+A saved well model records what it was trained on (:func:`training_record`): the depth unit, the
+sample step, each input's unit as the files wrote it (``V/V``, ``%``, ...) and each input's
+training range (the 0.5 and 99.5 percentiles of the training samples).  :func:`check_inputs`
+compares a well with that record before anything is predicted:
+
+* an input whose unit is known in both and of another kind (porosity in % for a model trained
+  on v/v) is refused: predictions on inputs 100 times too large are not predictions;
+* a depth unit other than the model's is refused when positions are depths, unless the caller
+  asks for the depths to be converted (ft <-> m, said in a note); with sample-index positions
+  only the sample step matters;
+* a sample step more than 5 % from the training step is warned about: a window of ``T`` samples
+  then spans another length of rock;
+* every sample with an input outside the training range is flagged (``out_of_range``), and the
+  count is reported per input.
+
+``glassformer predict`` reports what these return; batch prediction reuses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data.units import volume_fraction_kind
+from ..errors import DataFileError, DepthError
+
+__all__ = ["FEET_TO_METRES", "InputCheck", "STEP_TOLERANCE", "check_inputs", "convert_depth", "training_record"]
+
+#: Metres per international foot.
+FEET_TO_METRES = 0.3048
+#: Relative difference of sample step above which a warning is given.
+STEP_TOLERANCE = 0.05
+#: Percentiles of the training samples that bound an input's training range.
+RANGE_PERCENTILES = (0.5, 99.5)
+
+
+def _unit_kind(unit: str) -> str | None:
+    """"fraction"/"percent" for a stated volume-fraction unit; None when the file states none or another unit."""
+    return volume_fraction_kind(unit) if str(unit or "").strip() else None
+
+
+def training_record(logs, inputs) -> dict:
+    """What a model was trained on: depth unit, sample step, each input's unit and training range.
+
+    Parameters
+    ----------
+    logs : WellLog list (the training intervals, after curve aliases were resolved)
+    inputs : input mnemonics
+
+    Returns
+    -------
+    dict
+        ``{"depth_unit": "m", "step": 0.1, "inputs": {name: {"unit": "V/V", "kind": "fraction",
+        "low": p0.5, "high": p99.5}}}``; ``unit`` is the first unit a file states ("" if none),
+        ``kind`` its classification (None when unknown), ``step`` the median step of the wells.
+
+    Raises
+    ------
+    DataFileError
+        Two training wells state units of different kinds for one input (v/v in one, % in another).
+    """
+    logs = list(logs)
+    record = {"depth_unit": logs[0].depth_unit, "step": float(np.median([g.step for g in logs if len(g) > 1]
+                                                                       or [np.nan])), "inputs": {}}
+    for name in inputs:
+        stated = [(g, g.units.get(name, "")) for g in logs if str(g.units.get(name, "")).strip()]
+        kinds = {(_unit_kind(u), u, g.label) for g, u in stated if _unit_kind(u)}
+        if len({k for k, _, _ in kinds}) > 1:
+            listing = "; ".join(f"{label}: {u}" for _, u, label in sorted(kinds, key=lambda t: t[2]))
+            raise DataFileError(f"input curve {name} is in different units in the training wells ({listing}); "
+                                "convert them to one unit first")
+        values = np.concatenate([np.asarray(g.curve(name), dtype=np.float64) for g in logs])
+        values = values[np.isfinite(values)]
+        low, high = (np.percentile(values, RANGE_PERCENTILES) if values.size else (np.nan, np.nan))
+        unit = stated[0][1] if stated else ""
+        record["inputs"][name] = {"unit": unit, "kind": _unit_kind(unit), "low": float(low), "high": float(high)}
+    return record
+
+
+def convert_depth(log, unit: str):
+    """``log`` with its depths in ``unit`` ("m" or "ft"; a copy, the curves shared)."""
+    if unit == log.depth_unit:
+        return log
+    if unit not in ("m", "ft"):
+        raise DepthError(f"--depth-unit must be m or ft, got {unit!r}")
+    factor = FEET_TO_METRES if unit == "m" else 1.0 / FEET_TO_METRES
+    from ..data import WellLog
+
+    return WellLog(name=log.name, depth=log.depth * factor, curves=log.curves, units=log.units, depth_unit=unit,
+                   source=log.source, descriptions=log.descriptions, depth_mnemonic=log.depth_mnemonic,
+                   skipped=log.skipped)
+
+
+@dataclass
+class InputCheck:
+    """What :func:`check_inputs` found.
+
+    Attributes
+    ----------
+    log : WellLog
+        The well to predict (depths converted when that was asked for).
+    notes : list of str
+        What was done (e.g. a depth conversion), to say to the user.
+    warnings : list of str
+        What the user must know before trusting the predictions (sample step, ranges, units).
+    out_of_range : ndarray (n_samples,)
+        1.0 where an input lies outside its training range, 0.0 where every input lies inside,
+        NaN where an input is missing (nothing is predicted there).
+    counts : dict
+        Input mnemonic -> number of samples outside its training range.
+    checked : bool
+        False when the model records no training ranges (nothing could be flagged).
+    """
+
+    log: object
+    notes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    out_of_range: np.ndarray | None = None
+    counts: dict = field(default_factory=dict)
+    checked: bool = True
+
+    @property
+    def n_flagged(self) -> int:
+        """Samples with at least one input outside the training range."""
+        return int(np.nansum(self.out_of_range)) if self.out_of_range is not None else 0
+
+    def summary(self, target: str) -> str:
+        """One sentence: how many predicted samples are flagged, by input."""
+        if not self.checked:
+            return "inputs not checked against training ranges (the model records none)"
+        n_pred = int(np.isfinite(self.out_of_range).sum())
+        by = ", ".join(f"{k} {v}" for k, v in self.counts.items() if v)
+        return (f"{self.n_flagged} of {n_pred} predicted depths have inputs outside the training range "
+                f"(0.5-99.5 percentiles; flag curve {target}_OOR)" + (f": {by}" if by else ""))
+
+
+def _where(log) -> str:
+    return log.source or log.name
+
+
+def _check_units(record: dict, log) -> list:
+    """Refuse inputs in a unit of another kind; warnings for other unit strings that differ."""
+    warnings = []
+    for name, info in record["inputs"].items():
+        mine = str(log.units.get(name, "")).strip()
+        theirs = str(info.get("unit") or "").strip()
+        if not mine or not theirs:
+            continue
+        a, b = _unit_kind(mine), info.get("kind")
+        if a and b and a != b:
+            raise DataFileError(f"{_where(log)}: curve {name} is in {mine} ({a}) but the model was trained on "
+                                f"{theirs} ({b}); convert the curve to {theirs} first")
+        if not (a and b) and mine.upper() != theirs.upper():
+            warnings.append(f"{_where(log)}: curve {name} is in {mine!r}, the model was trained on {theirs!r}; "
+                            "check that they are the same unit")
+    return warnings
+
+
+def _check_depth(record: dict, log, positions: str, depth_unit: str | None):
+    """``(log, notes)``: converted when asked; refused when depth positions meet another depth unit."""
+    notes, model_unit = [], record.get("depth_unit") or "m"
+    if depth_unit and depth_unit != log.depth_unit:
+        notes.append(f"{_where(log)}: depths converted from {log.depth_unit} to {depth_unit} "
+                     f"({'x 0.3048' if depth_unit == 'm' else '/ 0.3048'}), as --depth-unit asks")
+        log = convert_depth(log, depth_unit)
+    if positions == "depth" and log.depth_unit != model_unit:
+        raise DepthError(f"{_where(log)}: depth is in {log.depth_unit} but the model was trained with depth "
+                         f"positions in {model_unit}; pass --depth-unit {model_unit} to convert the depths")
+    return log, notes
+
+
+def _check_step(record: dict, log, window: int | None) -> list:
+    step, trained = log.step, record.get("step")
+    if not (trained and np.isfinite(trained) and np.isfinite(step)):
+        return []
+    model_unit = record.get("depth_unit") or "m"
+    if log.depth_unit != model_unit:             # index positions: compare the steps in one unit
+        step = step * (FEET_TO_METRES if model_unit == "m" else 1.0 / FEET_TO_METRES)
+    if abs(step - trained) <= STEP_TOLERANCE * trained:
+        return []
+    span = f": a window of {window} samples spans {window * step:.3g} {model_unit} here, " \
+           f"{window * trained:.3g} {model_unit} in training" if window else ""
+    return [f"{_where(log)} is sampled every {step:.4g} {model_unit}, the model was trained on samples every "
+            f"{trained:.4g} {model_unit}{span}"]
+
+
+def _flag_ranges(record: dict, log):
+    names = list(record["inputs"])
+    X = log.matrix(names).astype(np.float64)
+    outside = np.zeros(X.shape, dtype=bool)
+    for j, name in enumerate(names):
+        info = record["inputs"][name]
+        with np.errstate(invalid="ignore"):
+            outside[:, j] = (X[:, j] < info["low"]) | (X[:, j] > info["high"])
+    flag = outside.any(axis=1).astype(np.float64)
+    flag[~np.isfinite(X).all(axis=1)] = np.nan
+    counts = {name: int(outside[:, j].sum()) for j, name in enumerate(names)}
+    return flag, counts, X
+
+
+def _fraction_looks_like_percent(record: dict, log, X) -> list:
+    """A fraction (v/v) cannot exceed 1: an unlabelled curve whose values do looks like percent."""
+    out = []
+    for j, (name, info) in enumerate(record["inputs"].items()):
+        col = X[:, j][np.isfinite(X[:, j])]
+        if info.get("kind") == "fraction" and col.size and np.median(col) > 1.0:
+            out.append(f"{_where(log)}: curve {name} has a median of {np.median(col):.4g}, but the model was trained "
+                       f"on {info['unit']} (a fraction, 0 to 1): the curve looks like percent; convert it first")
+    return out
+
+
+def check_inputs(record: dict | None, log, *, positions: str = "index", depth_unit: str | None = None,
+                 window: int | None = None) -> InputCheck:
+    """Check a well against a model's :func:`training_record` before predicting it.
+
+    Parameters
+    ----------
+    record : dict or None
+        The model's training record; None (a model saved before records existed) checks nothing
+        and says so.
+    log : WellLog
+        The well, its curves already renamed to the model's inputs (curve aliases).
+    positions : {"index", "depth"}
+        The model's positions.
+    depth_unit : {"m", "ft"} or None
+        Convert the well's depths to this unit first (the user asked for it).
+    window : int, optional
+        The model's window, to say how long it is in depth when the step differs.
+
+    Returns
+    -------
+    InputCheck
+
+    Raises
+    ------
+    DataFileError
+        An input's unit is known in both and of another kind (the message names the file, the
+        curve and both units).
+    DepthError
+        Depth positions and a depth unit other than the model's, without ``depth_unit``.
+    """
+    if record is None:
+        return InputCheck(log, warnings=[f"the model records no training units or ranges (saved by an older "
+                                         f"glassformer): {_where(log)} is predicted unchecked"],
+                          out_of_range=np.full(len(log), np.nan), checked=False)
+    warnings = _check_units(record, log)
+    log, notes = _check_depth(record, log, positions, depth_unit)
+    warnings += _check_step(record, log, window)
+    flag, counts, X = _flag_ranges(record, log)
+    warnings += _fraction_looks_like_percent(record, log, X)
+    return InputCheck(log, notes, warnings, flag, counts)

@@ -1,0 +1,176 @@
+"""A cross-validation run folder: the folds' tables, figures and report (``glassformer cv``).
+
+The folder holds ``metrics.json`` (the table of mean ± sd across folds, one record per (fold,
+held-out well, model), the per-well and pooled metrics, the folds), ``config.json`` (every
+setting, the wells and the curves used), ``predictions.csv`` (every held-out depth, one column
+per model), ``figures/per_well.png`` and one ``figures/prediction_vs_depth_<well>.png`` per well,
+and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from ..errors import InputError
+from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
+from .evaluation import COLUMN
+from .experiment import DEPTH_FIGURE_MODELS, _slug
+from .tables import format_comparison_table, format_per_well_table, verdict
+from .trees import ENSEMBLE_SETTINGS
+
+__all__ = ["cross_validate", "well_model_settings"]
+
+
+def well_model_settings(wm) -> dict:
+    """A WellModel's settings as plain data (the estimators as their ``get_params()``), for fold tasks."""
+    from ..models import SequenceRegressor
+
+    params = wm.get_params()
+    params["model"] = (wm.model if wm.model is not None else SequenceRegressor()).get_params()
+    params["lstm"] = None if wm.lstm is None else wm.lstm.get_params()
+    params["inputs"] = list(wm.input_names)
+    params.pop("random_state")                    # each task's seed
+    return params
+
+
+def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), engine=None, title: str | None = None,
+                   echo: Callable = print, config: dict | None = None, attribution: str | None = None,
+                   overwrite: bool = True, report: bool = True) -> dict:
+    """Blind-well cross-validation of ``wm`` (unfitted) over ``logs`` (one per well, cut to its interval).
+
+    Parameters
+    ----------
+    out : run folder to write
+    logs : WellLog list, one per well (names must differ)
+    wm : WellModel, its settings used in every fold (copied, never fitted itself)
+    n_folds : None for leave-one-well-out, else the number of grouped folds
+    seeds : each fold is run once per seed; records average over seeds
+    engine : a :mod:`glassformer.parallel` engine mapping the (fold, seed) tasks (default serial)
+
+    Returns
+    -------
+    dict, as written to ``metrics.json``.
+
+    Raises
+    ------
+    InputError
+        Fewer than two wells, two wells of one name, or a bad ``n_folds``.
+    """
+    names = [g.name for g in logs]
+    if len(set(names)) < len(names):
+        raise InputError(f"cross-validation needs distinct well names, got {', '.join(names)}")
+    cv_folds(logs, n_folds)                         # bad fold counts fail before the folder exists
+    out = prepare_run_dir(out, overwrite=overwrite)
+    t0 = time.perf_counter()
+    scheme = "leave one well out" if n_folds is None else f"{n_folds} grouped folds (whole wells)"
+    title = title or f"Blind-well cross-validation ({scheme}) over {len(logs)} wells"
+    echo(f"{title}: {', '.join(names)}")
+    tasks = cv_tasks(logs, well_model_settings(wm), seeds, n_folds)
+    results = run_folds(tasks, engine, echo)
+    unit_suffix = "log10_mD" if wm.log_target else "mD"
+    summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
+                              unit_suffix=unit_suffix)
+    metrics = _metrics(summary, wm, title, scheme, list(seeds), attribution)
+    metrics["seconds"] = time.perf_counter() - t0
+    write_json(out / "metrics.json", metrics)
+    write_json(out / "config.json", _config(wm, title, logs, seeds, n_folds, config, attribution))
+    import pandas as pd
+
+    first = [r for r in results if r["seed"] == results[0]["seed"]]
+    rows = pd.concat([pd.DataFrame(r["rows"]) for r in first], ignore_index=True)
+    write_csv(out / "predictions.csv", rows)
+    _figures(out, summary, rows, wm, logs, title)
+    unit = "log10 mD" if wm.log_target else "mD"
+    echo(format_comparison_table(metrics, unit))
+    echo(format_per_well_table(summary["per_well"], unit, title=f"RMSE per held-out well ({unit})"))
+    echo(metrics["verdict"])
+    echo(f"Cross-validation took {metrics['seconds']:.0f} s")
+    if report:
+        from ..report import write_report
+
+        write_report(out)
+    return metrics
+
+
+def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution) -> dict:
+    unit = "log10 mD" if wm.log_target else "mD"
+    n_folds = len(summary["folds"])
+    where = f"held-out wells ({scheme}), mean over {n_folds} folds"
+    metrics = {
+        "title": title,
+        "description": (f"Blind-well cross-validation ({scheme}): in each of {n_folds} folds every model -- the "
+                        "transformer, the bidirectional LSTM, random forest and gradient boosting with and without "
+                        "depth context, the porosity-permeability transform and the training mean -- was fitted on "
+                        "the training wells only and scored on wells it never saw. Early stopping of the networks "
+                        + (f"watched the deepest {100 * wm.validation_fraction:g} % of each training well."
+                           if wm.validation == "deepest" else "watched the training loss.")),
+        "units": {"rmse": unit, "mae": unit, "r2": "dimensionless", "rmse_sd": unit, "mae_sd": unit,
+                  "train_s": "s", "train_s_sd": "s"},
+        "comparison": {"split": where, "seeds": seeds, "folds": n_folds, "spread": "folds",
+                       "table": summary["table"],
+                       "note": (f"Mean over the {n_folds} folds, sample sd across folds beside it; each fold trains "
+                                "every model on its training wells only and scores wells it never saw. n counts every "
+                                "held-out depth; parameters are those of the first fold (tree ensembles: leaves).")},
+        "verdict": verdict(summary["table"], unit, f"blind wells ({scheme})"),
+        "per_well_rmse": summary["per_well_rmse"],
+        "per_well": summary["per_well"],
+        "pooled": summary["pooled"],
+        "records": summary["records"],
+        "folds": summary["folds"],
+    }
+    if attribution:
+        metrics["attribution"] = attribution
+    return metrics
+
+
+def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
+    cfg = {"title": title, "command": "cv", "scheme": "LeaveOneGroupOut" if n_folds is None else
+           f"GroupKFold(n_splits={n_folds})", "seeds": list(seeds), "well_model": _settings_text(wm),
+           "model": (wm.model.get_params() if wm.model is not None else {}),
+           "wells": [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1]),
+                      "depth_unit": g.depth_unit} for g in logs],
+           "validation": f"the deepest {100 * wm.validation_fraction:g} % of each training well (contiguous depth "
+                         "blocks)" if wm.validation == "deepest" else "none (early stopping on the training loss)"}
+    if wm.lstm is not None:
+        cfg["lstm"] = wm.lstm.get_params()
+    if wm.tree_baselines:
+        cfg["tree_baselines"] = {name: f"{cls}({', '.join(f'{k}={v!r}' for k, v in kw.items())})"
+                                 for name, (cls, kw) in ENSEMBLE_SETTINGS.items()}
+    cfg.update(config or {})
+    if attribution:
+        cfg["attribution"] = attribution
+    return cfg
+
+
+def _settings_text(wm) -> dict:
+    return {"inputs": list(wm.input_names), "target": wm.target_name, "log_target": bool(wm.log_target),
+            "floor_mD": float(wm.floor_mD), "window": int(wm.window), "stride": wm.stride, "positions": wm.positions}
+
+
+def _figures(out, summary, rows, wm, logs, title) -> None:
+    from .. import plots
+
+    unit = "log10 mD" if wm.log_target else "mD"
+    ucol = "log10_mD" if wm.log_target else "mD"
+    table = dict(summary["per_well_rmse"])
+    comp = summary["table"]
+    label = f"mean over {len(summary['folds'])} folds"
+    table[label] = {m: r["rmse"] for m, r in comp.items()}
+    spread = {label: {m: r["rmse_sd"] for m, r in comp.items()}}
+    extra = {"per_well": lambda: plots.plot_metric_per_well(table, unit=unit, spread=spread,
+                                                            title=f"{title}: RMSE per held-out well")}
+    names = [m for m in DEPTH_FIGURE_MODELS if f"{COLUMN[m]}_{ucol}" in rows.columns]
+
+    def against_depth(g):
+        part = rows[rows["well"] == g.name].sort_values("depth")
+        preds = {("poro-perm transform" if n.startswith("porosity") else n): part[f"{COLUMN[n]}_{ucol}"].to_numpy()
+                 for n in names}
+        return lambda: plots.plot_comparison_zoomed(part["depth"].to_numpy(),
+                                                    part[f"{wm.target_name}_observed_{ucol}"].to_numpy(), preds,
+                                                    quantity=wm.target_name, unit=unit, depth_unit=g.depth_unit,
+                                                    title=f"{g.name} (held out)")
+    for g in logs:
+        extra[f"prediction_vs_depth_{_slug(g.name)}"] = against_depth(g)
+    write_figures(out, extra=extra)

@@ -1,0 +1,99 @@
+"""Inputs checked before a prediction is trusted: units, depth unit, sample step and training ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from glassformer.data import WellLog
+from glassformer.errors import DataFileError, DepthError
+from glassformer.wells import check_inputs, training_record
+from glassformer.wells.checks import convert_depth
+
+
+def _log(name, depth, phi, *, unit="V/V", depth_unit="m", vsh=None, source=""):
+    vsh = np.full(len(depth), 0.3) if vsh is None else vsh
+    return WellLog(name=name, depth=np.asarray(depth, float), curves={"PHIF": phi, "VSH": vsh},
+                   units={"PHIF": unit, "VSH": "V/V"}, depth_unit=depth_unit, source=source)
+
+
+@pytest.fixture
+def record():
+    rng = np.random.default_rng(0)
+    a = _log("A", 1000 + 0.1 * np.arange(400), rng.uniform(0.05, 0.30, 400), vsh=rng.uniform(0.1, 0.6, 400))
+    b = _log("B", 2000 + 0.1 * np.arange(300), rng.uniform(0.10, 0.25, 300), unit="", vsh=rng.uniform(0, 0.5, 300))
+    return training_record([a, b], ["PHIF", "VSH"]), (a, b)
+
+
+def test_the_record_holds_units_step_and_percentile_ranges(record):
+    rec, (a, b) = record
+    phi = np.concatenate([a.curve("PHIF"), b.curve("PHIF")])
+    assert rec["depth_unit"] == "m" and rec["step"] == pytest.approx(0.1)
+    assert rec["inputs"]["PHIF"] == {"unit": "V/V", "kind": "fraction", "low": np.percentile(phi, 0.5),
+                                     "high": np.percentile(phi, 99.5)}
+    assert rec["inputs"]["VSH"]["low"] == np.percentile(np.concatenate([a.curve("VSH"), b.curve("VSH")]), 0.5)
+
+
+def test_training_wells_in_two_units_of_one_input_are_refused():
+    a = _log("A", np.arange(10.0), np.full(10, 0.2))
+    b = _log("B", np.arange(10.0), np.full(10, 20.0), unit="%")
+    with pytest.raises(DataFileError, match=r"input curve PHIF is in different units in the training wells "
+                                            r"\(well 'A': V/V; well 'B': %\)"):
+        training_record([a, b], ["PHIF"])
+
+
+def test_percent_porosity_for_a_fraction_model_is_refused(record):
+    rec, (a, _) = record
+    pct = _log("A", a.depth, 100 * a.curve("PHIF"), unit="%", source="f1a_percent.las")
+    with pytest.raises(DataFileError, match=r"^f1a_percent.las: curve PHIF is in % \(percent\) but the model was "
+                                            r"trained on V/V \(fraction\)"):
+        check_inputs(rec, pct)
+    # unlabelled (a CSV): not refused, but never silent: every sample flagged, and a warning on the values
+    unlabelled = _log("A", a.depth, 100 * a.curve("PHIF"), unit="", source="f1a.csv")
+    check = check_inputs(rec, unlabelled)
+    assert check.n_flagged == len(a) and check.counts["PHIF"] == len(a)
+    assert any("looks like percent" in w for w in check.warnings)
+
+
+def test_feet_for_a_depth_position_model_refused_or_converted(record):
+    rec, (a, _) = record
+    feet = _log("A", a.depth / 0.3048, a.curve("PHIF"), depth_unit="ft", source="a_ft.las")
+    with pytest.raises(DepthError, match=r"a_ft.las: depth is in ft but the model was trained with depth positions "
+                                         r"in m; pass --depth-unit m"):
+        check_inputs(rec, feet, positions="depth")
+    check = check_inputs(rec, feet, positions="depth", depth_unit="m")
+    np.testing.assert_allclose(check.log.depth, a.depth, rtol=1e-12)
+    assert check.log.depth_unit == "m" and "converted from ft to m" in check.notes[0]
+    assert not check.warnings                       # the step, in metres, is the training step
+    # sample-index positions: the unit alone does not matter, only the step (compared in metres)
+    assert not check_inputs(rec, feet, positions="index").warnings
+    assert convert_depth(check.log, "ft").depth == pytest.approx(feet.depth)
+
+
+def test_a_different_step_is_warned_about(record):
+    rec, (a, _) = record
+    coarse = _log("A", 1000 + 0.1524 * np.arange(400), a.curve("PHIF"), source="coarse.las")
+    (warning,) = check_inputs(rec, coarse, window=32).warnings
+    assert warning == ("coarse.las is sampled every 0.1524 m, the model was trained on samples every 0.1 m: a window "
+                       "of 32 samples spans 4.88 m here, 3.2 m in training")
+    close = _log("A", 1000 + 0.104 * np.arange(400), a.curve("PHIF"))          # 4 %: within tolerance
+    assert not check_inputs(rec, close).warnings
+
+
+def test_out_of_range_samples_are_flagged_and_counted(record):
+    rec, _ = record
+    lo, hi = rec["inputs"]["PHIF"]["low"], rec["inputs"]["PHIF"]["high"]
+    phi = np.array([lo - 0.01, lo, 0.2, hi, hi + 0.01, np.nan, 0.2])
+    vsh = np.array([0.3, 0.3, 5.0, 0.3, 0.3, 0.3, 0.3])
+    check = check_inputs(rec, _log("X", 3000 + 0.1 * np.arange(7), phi, vsh=vsh))
+    np.testing.assert_array_equal(check.out_of_range, [1, 0, 1, 0, 1, np.nan, 0])
+    assert check.counts == {"PHIF": 2, "VSH": 1} and check.n_flagged == 3
+    assert check.summary("KLOGH") == ("3 of 6 predicted depths have inputs outside the training range (0.5-99.5 "
+                                      "percentiles; flag curve KLOGH_OOR): PHIF 2, VSH 1")
+
+
+def test_a_model_without_a_record_is_predicted_unchecked_and_says_so(record):
+    _, (a, _) = record
+    check = check_inputs(None, a)
+    assert np.isnan(check.out_of_range).all() and check.out_of_range.shape == (len(a),)
+    assert "predicted unchecked" in check.warnings[0] and "not checked" in check.summary("KLOGH")

@@ -1,0 +1,127 @@
+"""`glassformer predict` checks a well before trusting a prediction: units, depth unit, step, training ranges,
+curve aliases.  One tiny model (depth positions, 1 epoch) is trained once on a hand-written LAS well."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from glassformer.cli import main
+
+DEPTH = 1000.0 + 0.1 * np.arange(400)          # m
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory, las_writer):
+    folder = tmp_path_factory.mktemp("predict")
+    train = las_writer(folder / "train.las", "15/9-T-1", DEPTH, seed=1)
+    run = folder / "run"
+    assert main(["train", "--data", str(train), "--inputs", "PHIF", "VSH", "SW", "--target", "KLOGH", "--log-target",
+                 "--positions", "depth", "--window", "8", "--epochs", "1", "--d-model", "4", "--heads", "1",
+                 "--out", str(run), "--no-progress"]) == 0
+    return run, folder
+
+
+def _predict(model_run, data, out, *extra):
+    return main(["predict", "--model", str(model_run), "--data", str(data), "--out", str(out), *extra])
+
+
+def test_percent_porosity_for_a_fraction_model_is_refused(model, las_writer, make_curves, capsys):
+    run, folder = model
+    capsys.readouterr()
+    pct = las_writer(folder / "percent.las", "15/9-T-1", DEPTH, make_curves(DEPTH, 2, percent=True))
+    out = folder / "pct.csv"
+    assert _predict(run, pct, out) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "percent.las: curve PHIF is in % (percent) but the model was trained on V/V" in err[0]
+    assert not out.exists()
+
+
+def test_feet_refused_for_depth_positions_or_converted_when_asked(model, las_writer, make_curves, capsys):
+    run, folder = model
+    curves = make_curves(DEPTH, 3)
+    metres = las_writer(folder / "m.las", "15/9-T-2", DEPTH, curves)
+    feet = las_writer(folder / "ft.las", "15/9-T-2", DEPTH / 0.3048, curves, depth_unit="FT")
+    capsys.readouterr()
+    assert _predict(run, feet, folder / "ft.csv") == 2
+    err = capsys.readouterr().err
+    assert "ft.las: depth is in ft but the model was trained with depth positions in m; pass --depth-unit m" in err
+    assert _predict(run, metres, folder / "m.csv") == 0
+    assert _predict(run, feet, folder / "ft.csv", "--depth-unit", "m") == 0
+    assert "depths converted from ft to m" in capsys.readouterr().out
+    a, b = pd.read_csv(folder / "m.csv"), pd.read_csv(folder / "ft.csv")
+    np.testing.assert_allclose(b["DEPTH"], DEPTH / 0.3048, rtol=1e-6)          # the file's own depths are kept
+    np.testing.assert_allclose(b["KLOGH_PRED_LOG10"], a["KLOGH_PRED_LOG10"], rtol=1e-6, atol=1e-7)
+
+
+def test_a_different_step_is_warned_about(model, las_writer, make_curves, capsys):
+    run, folder = model
+    depth = 1000.0 + 0.1524 * np.arange(400)
+    coarse = las_writer(folder / "coarse.las", "15/9-T-3", depth, make_curves(depth, 4))
+    capsys.readouterr()
+    assert _predict(run, coarse, folder / "coarse.csv") == 0
+    err = capsys.readouterr().err
+    assert "warning: " in err and "sampled every 0.1524 m, the model was trained on samples every 0.1 m: a window of " \
+                                  "8 samples spans 1.22 m here, 0.8 m in training" in err
+
+
+def test_out_of_range_samples_get_a_flag_curve_and_a_count(model, las_writer, make_curves, capsys):
+    import lasio
+
+    run, folder = model
+    train = lasio.read(str(folder / "train.las"))
+    curves = make_curves(DEPTH, 1)              # the training well itself, 20 samples pushed out of range
+    phi = curves["PHIF"][1].copy()
+    phi[100:120] = 0.6
+    curves["PHIF"] = ("V/V", phi)
+    path = las_writer(folder / "oor.las", "15/9-T-1", DEPTH, curves)
+    capsys.readouterr()
+    assert _predict(run, path, folder / "oor.csv") == 0
+    out = capsys.readouterr().out
+    # the training range: 0.5 and 99.5 percentiles of the training samples, computed here from the file
+    outside = {}
+    for m, values in (("PHIF", phi), ("VSH", curves["VSH"][1]), ("SW", curves["SW"][1])):
+        lo, hi = np.percentile(train[m], [0.5, 99.5])
+        outside[m] = (values < lo) | (values > hi)
+    expect = np.any(list(outside.values()), axis=0)
+    flag = pd.read_csv(folder / "oor.csv")["KLOGH_OOR"].to_numpy()
+    np.testing.assert_array_equal(flag, expect.astype(float))
+    assert (flag[100:120] == 1).all() and 20 < expect.sum() <= 20 + 12
+    counts = ", ".join(f"{m} {int(v.sum())}" for m, v in outside.items() if v.any())
+    assert (f"{int(expect.sum())} of 400 predicted depths have inputs outside the training range (0.5-99.5 "
+            f"percentiles; flag curve KLOGH_OOR): {counts}") in out
+    assert _predict(run, path, folder / "oor_pred.las") == 0
+    las = lasio.read(str(folder / "oor_pred.las"))
+    np.testing.assert_array_equal(las["KLOGH_OOR"], flag)
+
+
+def test_an_alias_gives_the_output_of_the_renamed_original(model, las_writer, make_curves, capsys):
+    run, folder = model
+    original = las_writer(folder / "orig.las", "15/9-T-4", DEPTH, make_curves(DEPTH, 5))
+    renamed = las_writer(folder / "phie.las", "15/9-T-4", DEPTH, make_curves(DEPTH, 5, porosity="PHIE"))
+    assert _predict(run, original, folder / "orig.csv") == 0
+    capsys.readouterr()
+    assert _predict(run, renamed, folder / "phie.csv", "--alias", "PHIF=PHIE") == 0
+    assert "input PHIF read from curve PHIE" in capsys.readouterr().out
+    assert (folder / "orig.csv").read_text() == (folder / "phie.csv").read_text()
+
+
+def test_an_ambiguous_alias_lists_the_candidates(model, las_writer, make_curves, capsys):
+    run, folder = model
+    curves = {**make_curves(DEPTH, 6, porosity="PHIE"), "POR": ("V/V", np.full(len(DEPTH), 0.2))}
+    both = las_writer(folder / "both.las", "15/9-T-5", DEPTH, curves)
+    capsys.readouterr()
+    assert _predict(run, both, folder / "both.csv", "--alias", "PHIF=PHIE", "--alias", "PHIF=POR") == 2
+    err = capsys.readouterr().err
+    assert "curve 'PHIF' is not in well '15/9-T-5'" in err and "several of its aliases given are: PHIE, POR" in err
+
+
+def test_a_well_missing_an_input_curve_is_named(model, las_writer, make_curves, capsys):
+    run, folder = model
+    curves = {k: v for k, v in make_curves(DEPTH, 7).items() if k != "SW"}
+    path = las_writer(folder / "no_sw.las", "15/9-T-6", DEPTH, curves)
+    capsys.readouterr()
+    assert _predict(run, path, folder / "no_sw.csv") == 2
+    err = capsys.readouterr().err
+    assert "curve 'SW' not found in well '15/9-T-6'" in err and "no_sw.las" in err

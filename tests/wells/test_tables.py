@@ -1,0 +1,43 @@
+"""What the CLI prints about several wells: per-well tables, and the sentence that says when a baseline wins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from glassformer.wells import format_per_well_table, metrics_by_well, verdict
+
+
+def test_verdict_says_in_words_when_a_baseline_wins():
+    table = {"transformer": {"rmse": 0.80}, "LSTM": {"rmse": 0.85}, "gradient boosting": {"rmse": 0.74},
+             "random forest": {"rmse": 0.7421}, "training mean": {"rmse": 2.0}}
+    assert verdict(table, "log10 mD", "blind wells") == (
+        "On blind wells 2 baselines have a lower RMSE than the transformer (0.800 log10 mD): gradient boosting "
+        "0.740, random forest 0.742. A baseline is better here.")
+    table["transformer"]["rmse"] = 0.5
+    assert verdict(table, "mD", "the test split") == (
+        "On the test split the transformer has the lowest RMSE, 0.500 mD; the best baseline, the gradient boosting, "
+        "has 0.740.")
+    table["transformer"]["rmse"] = None
+    assert verdict(table, "mD", "the test split") == "The transformer has no RMSE on the test split."
+
+
+def test_per_well_table_names_every_well():
+    per = {"15/9-F-1 A": {"transformer": {"rmse": 0.81}, "gradient boosting": {"rmse": 0.74}},
+           "15/9-F-1 B": {"transformer": {"rmse": 0.9}, "gradient boosting": {"rmse": None}}}
+    lines = format_per_well_table(per, "log10 mD").splitlines()
+    assert lines[0] == "RMSE per well (log10 mD)"
+    assert lines[1].split() == ["model", "15/9-F-1", "A", "15/9-F-1", "B"]
+    assert lines[2].split() == ["transformer", "0.81", "0.9"] and lines[3].split() == ["gradient", "boosting", "0.74", "-"]
+
+
+def test_metrics_by_well_scores_each_well_on_its_own_depths():
+    class WM:
+        log_target, target_name = True, "K"
+
+    rows = pd.DataFrame({"well": ["a"] * 3 + ["b"] * 2, "K_observed_log10_mD": [0.0, 1.0, 2.0, 5.0, np.nan],
+                         "transformer_log10_mD": [0.5, 1.0, 2.5, 4.0, 1.0]})
+    out = metrics_by_well(rows, WM(), ["transformer"])
+    assert out["a"]["transformer"]["rmse"] == pytest.approx(np.sqrt(0.5 / 3)) and out["a"]["transformer"]["n"] == 3
+    assert out["b"]["transformer"] == {"rmse": None, "mae": None, "r2": None, "n": 1}   # one pair: no metrics
