@@ -5,7 +5,7 @@ module                 what it holds
 =====================  ========================================================================
 ``model``              :class:`WellModel`: scale, window, fit, predict a whole log, save / load
 ``baselines``          the field's porosity-permeability transform and the training mean
-``trees``              random forest and gradient boosting, with and without depth context
+``tree_baselines``     random forest and gradient boosting on whole logs, with and without rolling context
 ``evaluation``         metrics per split and per well (RMSE, MAE, R², n), their spread over seeds
 ``splits``             training / test intervals of wells, validation blocks, checks before fitting
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
@@ -27,12 +27,12 @@ from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
 from .splits import check_training_logs, choose_validation, deepest_blocks, forecast_logs, load_split
 from .tables import format_comparison_table, format_metrics_table, format_per_well_table, verdict
-from .trees import TREE_NAMES, TreeBaseline, context_features
+from .tree_baselines import TREE_BASELINE_NAMES, TreeBaseline, rolling_context
 
 __all__ = [
-    "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_NAMES", "TrainingMean", "TreeBaseline",
+    "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_BASELINE_NAMES", "TrainingMean", "TreeBaseline",
     "WellDataset", "WellEntry", "WellModel", "build_dataset", "check_inputs", "check_training_logs",
-    "choose_validation", "compare_wells", "context_features", "deepest_blocks", "evaluate_split", "forecast_logs",
+    "choose_validation", "compare_wells", "rolling_context", "deepest_blocks", "evaluate_split", "forecast_logs",
     "format_comparison_table", "format_metrics_table", "format_per_well_table", "load_split", "metrics_by_well",
     "read_manifest", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "training_record",
     "verdict", "with_seed",

@@ -18,7 +18,7 @@ from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .trees import ENSEMBLE_SETTINGS
+from .tree_baselines import ENSEMBLE_SETTINGS
 
 __all__ = ["cross_validate", "well_model_settings"]
 

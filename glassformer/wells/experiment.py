@@ -23,7 +23,7 @@ from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .trees import ENSEMBLE_SETTINGS
+from .tree_baselines import ENSEMBLE_SETTINGS
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 

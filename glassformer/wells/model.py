@@ -36,7 +36,7 @@ from ..models import LSTMRegressor, SequenceRegressor
 from .baselines import PorosityPermeabilityTransform, TrainingMean
 from .checks import training_record
 from .splits import choose_validation
-from .trees import tree_baselines
+from .tree_baselines import tree_baselines
 
 __all__ = ["WellModel", "BASELINE_NAMES"]
 
@@ -75,7 +75,7 @@ class WellModel:
         Permeability floor before log10 (the Volve F-wells' lowest KLOGH).
     tree_baselines : bool, default True
         Also fit the random forest and gradient boosting baselines, each with and without depth
-        context (:mod:`glassformer.wells.trees`), on the training logs.
+        context (:mod:`glassformer.wells.tree_baselines`), on the training logs.
     validation : {"deepest", "none"}, default "deepest"
         Early stopping of the networks without validation logs: on the deepest
         ``validation_fraction`` of each training log (a contiguous depth block the networks do

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from glassformer.errors import InputError, NotReadyError
-from glassformer.wells import TREE_NAMES, TreeBaseline, context_features
-from glassformer.wells.trees import ENSEMBLE_SETTINGS, tree_baselines
+from glassformer.wells import TREE_BASELINE_NAMES, TreeBaseline, rolling_context
+from glassformer.wells.tree_baselines import ENSEMBLE_SETTINGS, tree_baselines
 
 
 def test_context_features_by_hand_never_cross_a_gap():
     x = np.array([1.0, 2.0, 4.0, np.nan, 10.0, 20.0])
-    F = context_features(x[:, None], 3)
+    F = rolling_context(x[:, None], 3)
     assert F.shape == (6, 3)
     np.testing.assert_array_equal(F[:, 0][[0, 1, 2, 4, 5]], x[[0, 1, 2, 4, 5]])
     # centred windows of 3, cut at the ends of each gap-free run (1, 2, 4) and (10, 20)
@@ -24,14 +24,14 @@ def test_context_features_by_hand_never_cross_a_gap():
 
 def test_context_features_of_several_inputs_and_bad_arguments():
     X = np.column_stack([np.arange(5.0), 10 * np.arange(5.0)])
-    F = context_features(X, 5)
+    F = rolling_context(X, 5)
     assert F.shape == (5, 6)
     np.testing.assert_allclose(F[2, 2:4], [2.0, 20.0])             # the full window's means
     np.testing.assert_allclose(F[2, 4:], [np.std(np.arange(5.0)), np.std(10 * np.arange(5.0))])
     with pytest.raises(InputError, match="window"):
-        context_features(X, 0)
+        rolling_context(X, 0)
     with pytest.raises(InputError, match=r"\(n_samples, n_inputs\)"):
-        context_features(np.arange(4.0), 3)
+        rolling_context(np.arange(4.0), 3)
 
 
 def _well(seed, n=300):
@@ -63,7 +63,7 @@ def test_seeds_fix_the_result_and_context_adds_features():
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     assert not np.array_equal(a.predict(X), c.predict(X))
     assert a.estimator_.n_features_in_ == 6 and a.name == "random forest + context"
-    assert list(tree_baselines(16)) == list(TREE_NAMES)
+    assert list(tree_baselines(16)) == list(TREE_BASELINE_NAMES)
     with pytest.raises(NotReadyError):
         TreeBaseline().predict(X)
     with pytest.raises(InputError, match="no training sample"):

@@ -36,7 +36,7 @@ import numpy as np
 from ..data.windows import contiguous_runs
 from ..errors import InputError, NotReadyError
 
-__all__ = ["ENSEMBLE_SETTINGS", "TREE_NAMES", "TreeBaseline", "context_features", "tree_baselines"]
+__all__ = ["ENSEMBLE_SETTINGS", "TREE_BASELINE_NAMES", "TreeBaseline", "rolling_context", "tree_baselines"]
 
 #: The fixed settings of each ensemble (scikit-learn estimator name, keyword arguments).
 ENSEMBLE_SETTINGS = {
@@ -47,10 +47,10 @@ ENSEMBLE_SETTINGS = {
 }
 
 #: The four tree baselines, in table order.
-TREE_NAMES = ("random forest", "random forest + context", "gradient boosting", "gradient boosting + context")
+TREE_BASELINE_NAMES = ("random forest", "random forest + context", "gradient boosting", "gradient boosting + context")
 
 
-def context_features(X, window: int) -> np.ndarray:
+def rolling_context(X, window: int) -> np.ndarray:
     """The inputs with their rolling mean and standard deviation over ``window`` samples.
 
     Parameters
@@ -72,9 +72,9 @@ def context_features(X, window: int) -> np.ndarray:
 
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise InputError(f"context_features: X must be (n_samples, n_inputs), got shape {X.shape}")
+        raise InputError(f"rolling_context: X must be (n_samples, n_inputs), got shape {X.shape}")
     if isinstance(window, bool) or int(window) != window or window < 1:
-        raise InputError(f"context_features: window must be a positive integer, got {window!r}")
+        raise InputError(f"rolling_context: window must be a positive integer, got {window!r}")
     n, k = X.shape
     out = np.full((n, 3 * k), np.nan)
     for a, b in contiguous_runs(np.isfinite(X).all(axis=1)):
@@ -92,7 +92,7 @@ class TreeBaseline:
     ----------
     ensemble : {"random forest", "gradient boosting"}
     context_window : int or None
-        Add each input's rolling mean and sd over this many samples (:func:`context_features`);
+        Add each input's rolling mean and sd over this many samples (:func:`rolling_context`);
         None: the inputs at each depth only.
     random_state : int, default 42
     n_jobs : int, default 1
@@ -120,7 +120,7 @@ class TreeBaseline:
     def features(self, X) -> np.ndarray:
         """Features of one well's inputs ``X (n, n_inputs)``: ``X`` itself, or with its context."""
         X = np.asarray(X, dtype=np.float64)
-        return context_features(X, self.context_window) if self.context_window else X
+        return rolling_context(X, self.context_window) if self.context_window else X
 
     def _make(self):
         if self.ensemble not in ENSEMBLE_SETTINGS:
@@ -181,10 +181,10 @@ class TreeBaseline:
 
 
 def tree_baselines(window: int, random_state: int = 42, n_jobs: int = 1) -> dict:
-    """The four unfitted tree baselines of :data:`TREE_NAMES` for windows of ``window`` samples."""
+    """The four unfitted tree baselines of :data:`TREE_BASELINE_NAMES` for windows of ``window`` samples."""
     out = {}
     for ensemble in ENSEMBLE_SETTINGS:
         for context in (None, int(window)):
             tb = TreeBaseline(ensemble, context, random_state=random_state, n_jobs=n_jobs)
             out[tb.name] = tb
-    return {name: out[name] for name in TREE_NAMES}
+    return {name: out[name] for name in TREE_BASELINE_NAMES}
