@@ -1,4 +1,4 @@
-"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3; seed 003's full model).
+"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3).
 
 ::
 
@@ -9,7 +9,8 @@
     logits = H W_out^T + b_out                                  (batch, T, tgt_vocab)
 
 Source and target have their own embedding tables and their own positional slice, so their
-lengths may differ (seed 003 shared one of each; see ../shared/seeds/README.md).  With
+lengths may differ (sharing one table between two languages, or one slice between two lengths, is
+a common bug of tutorial implementations).  With
 ``tie_output=True`` the output projection *is* the target embedding table (Press & Wolf, 2017):
 one Parameter used twice, so its gradient is the sum of both uses.
 

@@ -1,4 +1,4 @@
-"""Figures of seed 000, as library functions over plain arrays (and a trace).
+"""The chapter's figures (Pyrcz 2024), as library functions over plain arrays (and a trace).
 
 Every function draws into the ``ax=`` / ``axes=`` it is given (or creates a figure
 when that is None), returns the Axes, an array of Axes, or the Figure, and never
@@ -18,7 +18,7 @@ imported it (so Jupyter shows them inline); otherwise they are standalone
 :class:`matplotlib.figure.Figure` objects that need no display (CLI, demos, tests).
 
 The plain functions take arrays; the ``plot_trace_*`` wrappers take a model's trace
-(a mapping of the seed's symbols E, P, Z, Q, K, V, S, A, U, T1, R, G, F, T2, H,
+(a mapping of the chapter's symbols E, P, Z, Q, K, V, S, A, U, T1, R, G, F, T2, H,
 y_hat), pick one layer and one sample, and call the plain functions.
 """
 
