@@ -37,9 +37,10 @@ from .gradcheck import gradcheck
 from .nn import (
     LSTM, GELU, Dropout, Embedding, FeedForward, FourierMixing, LayerNorm, Linear, LSTMCell, Module,
     MultiheadAttention, ReLU, RotaryEmbedding, SinusoidalPositionalEncoding, Tanh, TokenEmbedding,
-    TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer, causal_mask,
-    get_input_embedding, get_positional_encoding, scaled_dot_product_attention,
+    TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer, build_positional,
+    causal_mask, get_input_embedding, scaled_dot_product_attention,
 )
+from .nn.positional import REGISTRY, positional_names
 
 __all__ = ["Check", "CHECKS", "GRAD_TOL", "run_check", "run_checks", "check_command"]
 
@@ -163,22 +164,21 @@ class _Adapter(Module):
 
 
 def _self_attention(mha: MultiheadAttention, grouped: bool = True) -> _Adapter:
-    """One array used as query, key and value (the fused QKV path an encoder takes).
+    """One array used as query, key and value.
 
-    ``grouped=True`` differentiates through ``backward_grouped`` (what the encoder layers call),
-    ``False`` through ``backward``, whose three gradients a self-attention caller adds.
+    ``grouped=True`` passes the same array three times (the fused QKV path an encoder takes; one
+    gradient back), ``False`` three copies of it, whose three gradients are added.
     """
     if grouped:
-        back = lambda a, g: a.inner.backward_grouped(g)  # noqa: E731
-    else:
-        back = lambda a, g: (sum(a.inner.backward(g)),)  # noqa: E731
-    return _Adapter(mha, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], back)
+        return _Adapter(mha, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], lambda a, g: a.inner.backward(g))
+    return _Adapter(mha, lambda a, x, **kw: a.inner(x, x.copy(), x.copy(), **kw)[0],
+                    lambda a, g: (sum(a.inner.backward(g)),))
 
 
 def _cross_attention(mha: MultiheadAttention) -> _Adapter:
     """Queries from ``x``, keys and values from the same ``memory`` array (a decoder's cross-attention)."""
     return _Adapter(mha, lambda a, x, mem, **kw: a.inner(x, mem, mem, **kw)[0],
-                    lambda a, g: a.inner.backward_grouped(g))
+                    lambda a, g: a.inner.backward(g))
 
 
 def _lstm_cell_with_state(cell: LSTMCell) -> _Adapter:
@@ -233,12 +233,12 @@ def _grads(*cases) -> tuple[bool, str]:
     return _all_ok(out)
 
 
-def _mha(seed: int, rotary=None, out_proj: bool = True) -> MultiheadAttention:
-    mha = MultiheadAttention(D, HEADS, rng=seed, rotary=rotary, out_proj=out_proj)
+def _mha(seed: int, head_hook=None, out_proj: bool = True, d_model: int = D, heads: int = HEADS) -> MultiheadAttention:
+    mha = MultiheadAttention(d_model, heads, rng=seed, head_hook=head_hook, out_proj=out_proj)
     # Non-zero biases, so their gradients are not trivially zero.
-    mha.in_proj_bias.data[...] = _data(seed, 3 * D, scale=0.1)
+    mha.in_proj_bias.data[...] = _data(seed, 3 * d_model, scale=0.1)
     if mha.out_proj is not None:
-        mha.out_proj.bias.data[...] = _data(seed + 1, D, scale=0.1)
+        mha.out_proj.bias.data[...] = _data(seed + 1, d_model, scale=0.1)
     return mha
 
 
@@ -348,7 +348,8 @@ def _fourier_propagates():
 def _scores_attention_only():
     s = _seed004()
     mha = s.attention[0]
-    _, weights = _attend(mha, s.X)
+    with mha.tracing():                              # keep the scores for intermediates()
+        _, weights = _attend(mha, s.X)
     S = mha.intermediates()["S"]                     # (batch=1, heads, n, n) pairwise scores
     ok = weights.shape == (N_TOKENS, N_TOKENS) and S.shape[-2:] == (N_TOKENS, N_TOKENS)
     # A fixed linear map of X has no data-dependent pairwise scores: check superposition and no parameters.
@@ -448,8 +449,8 @@ def _g_feedforward():
 def _g_mha_self(kwargs_fn: Callable) -> Callable:
     def check():
         x = _data(15, B, L, D)
-        return _grads(("backward_grouped", _self_attention(_mha(15)), (x,), kwargs_fn()),
-                      ("backward", _self_attention(_mha(15), grouped=False), (x,), kwargs_fn()))
+        return _grads(("fused", _self_attention(_mha(15)), (x,), kwargs_fn()),
+                      ("three copies", _self_attention(_mha(15), grouped=False), (x,), kwargs_fn()))
     return check
 
 
@@ -496,16 +497,6 @@ def _g_mha_cross():
 def _g_mha_separate():
     return _grad(_mha(22), (_data(22, B, L, D), _data(23, B, S, D), _data(24, B, S, D)),
                  {"attn_mask": np.triu(np.ones((L, S), dtype=bool), k=2)})
-
-
-def _g_rotary():
-    depths = 1500.0 + np.cumsum(np.abs(_data(25, L)) * 0.3)   # irregular real positions (m)
-    cases = []
-    for interleaved in (False, True):
-        mha = _mha(26, rotary=RotaryEmbedding(D // HEADS, interleaved=interleaved))
-        cases.append((f"interleaved={interleaved}", _self_attention(mha), (_data(26, B, L, D),),
-                      {"positions": depths, "is_causal": True}))
-    return _grads(*cases)
 
 
 def _encoder_layer(seed: int, **kw) -> TransformerEncoderLayer:
@@ -559,28 +550,17 @@ def _g_fourier(mode: str):
     return check
 
 
-# Positional encodings by name: (options, trainable).  Trainable ones are gradchecked (parameters;
-# positions are coordinates and get no gradient); fixed ones are checked against their formula.
-_POSITIONAL = {
-    "sinusoidal": ({}, False),
-    "wavelengths": ({"wavelengths": [3.0, 40.0]}, False),
-    "seed": ({}, False),
-    "learned": ({"max_len": 6}, True),
-    "continuous": ({"hidden": 5, "scale": 10.0, "offset": 1500.0}, True),
-    "fourier": ({"trainable": True, "sigma": 0.2}, True),
-    "none": ({}, False),
-}
-
-
-def _positional_formula(name: str, t: np.ndarray, d_model: int, options: dict) -> np.ndarray:
-    """The closed form of each fixed encoding (seed 000 / Vaswani et al. 2017, sec. 3.5)."""
+def _positional_formula(name: str, t: np.ndarray, d_model: int, options: dict):
+    """The closed form of each fixed encoding (the chapter / Vaswani et al. 2017, sec. 3.5); None if unknown."""
     if name == "none":
         return np.zeros(t.shape + (d_model,))
     if name == "sinusoidal":
         omega = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
-    else:
+    elif name in ("wavelengths", "chapter"):
         lam = np.array(options.get("wavelengths", [2 * np.pi, 200 * np.pi]))
         omega = 2 * np.pi / lam
+    else:
+        return None
     angle = t[..., None] * omega
     out = np.empty(t.shape + (d_model,))
     out[..., 0::2] = np.sin(angle)
@@ -588,28 +568,51 @@ def _positional_formula(name: str, t: np.ndarray, d_model: int, options: dict) -
     return out
 
 
-def _g_positional(name: str):
-    options, trainable = _POSITIONAL[name]
-    d_model = 4 if name in ("seed", "wavelengths") else 6
+def _positions(kind: str) -> np.ndarray:
+    if kind == "index":
+        return np.array([[0.0, 1.0, 2.0, 5.0], [3.0, 3.0, 4.0, 0.0]])           # integer indices, repeats
+    t = 1500.0 + np.cumsum(np.abs(_data(35, B, L)) * 0.25, axis=-1)            # irregular depths (m)
+    # Window-relative positions: at 1500 m the phase 2*pi*B*t is so steep that the finite-difference
+    # truncation error (~eps^2 (2*pi*t)^3) alone exceeds 1e-6.
+    return t - 1500.0 if kind == "window" else t
 
-    def check():
-        enc = get_positional_encoding(name, d_model, rng=35, **options)
-        if name == "learned":
-            t = np.array([[0.0, 1.0, 2.0, 5.0], [3.0, 3.0, 4.0, 0.0]])          # integer indices, repeats
-        else:
-            t = 1500.0 + np.cumsum(np.abs(_data(35, B, L)) * 0.25, axis=-1)      # irregular depths (m)
-            if name in ("sinusoidal", "seed", "fourier"):
-                # Window-relative positions: at 1500 m the phase 2*pi*B*t is so steep that the
-                # finite-difference truncation error (~eps^2 (2*pi*t)^3) alone exceeds 1e-6.
-                t = t - 1500.0
-        if trainable:
-            return _grad(enc, (t,), check_inputs=False)
-        got = enc(t)
-        ok, detail = _close("values vs closed form", got, _positional_formula(name, t, d_model, options), 1e-10)
-        back = enc.backward(np.ones_like(got))
-        fixed = enc.num_parameters() == 0 and back is None
-        return ok and fixed, f"fixed ({enc.num_parameters()} parameters, backward -> {back}); {detail}"
-    return check
+
+def _positional_name(name: str) -> str:
+    spec = REGISTRY[name]
+    if spec.kind == "per_head":
+        return f"positional '{name}' gradcheck as the head hook of MultiheadAttention ({type(_build(name)[1]).__name__})"
+    trainable = _build(name)[0].num_parameters() > 0
+    return f"positional '{name}'" + (" gradcheck" if trainable else " fixed, closed form")
+
+
+def _build(name: str, options: dict | None = None):
+    g = REGISTRY[name].gradcheck
+    opts = g["variants"][0] if options is None else options
+    return build_positional(name, g["d_model"], g.get("num_heads", 1), rng=35, **opts)
+
+
+def _g_positional(name: str):
+    """The registry's gradcheck settings: trainable encodings by finite differences (parameters;
+    positions are coordinates), fixed ones against their closed form, per-head ones inside attention."""
+    g = REGISTRY[name].gradcheck
+
+    def one(options):
+        additive, hook = _build(name, options)
+        t = _positions(g["positions"])
+        if hook is not None:
+            mha = _mha(26, head_hook=hook, d_model=g["d_model"], heads=g.get("num_heads", 1))
+            return _grad(_self_attention(mha), (_data(26, B, L, g["d_model"]),), {"positions": t, "is_causal": True})
+        if additive.num_parameters():
+            return _grad(additive, (t,), check_inputs=False)
+        got = additive(t)
+        want = _positional_formula(name, t, g["d_model"], options)
+        ok, detail = _close("values vs closed form", got, want, 1e-10) if want is not None else \
+            (bool(np.isfinite(got).all()), "finite values (no closed form here)")
+        back = additive.backward(np.ones_like(got))
+        fixed = additive.num_parameters() == 0 and back is None
+        return ok and fixed, f"fixed ({additive.num_parameters()} parameters, backward -> {back}); {detail}"
+
+    return lambda: _all_ok(one(options) for options in g["variants"])
 
 
 def _g_input_embedding(name: str, variants: list) -> Callable:
@@ -657,7 +660,6 @@ def _gradchecks() -> list:
         (f"{mha} fully masked rows", _g_mha_fully_masked),
         (f"{mha} cross (key is value, padding)", _g_mha_cross),
         (f"{mha} separate query, key, value", _g_mha_separate),
-        (f"{mha} + RotaryEmbedding at real depths", _g_rotary),
         ("gradcheck TransformerEncoderLayer post-norm", _g_encoder(False)),
         ("gradcheck TransformerEncoderLayer pre-norm", _g_encoder(True)),
         ("gradcheck TransformerEncoderLayer mixer='fourier'", _g_encoder_fourier),
@@ -668,8 +670,7 @@ def _gradchecks() -> list:
         ("gradcheck FourierMixing 2-D", _g_fourier("2d")),
         ("gradcheck FourierMixing token axis", _g_fourier("seq")),
     ]
-    checks += [(f"positional '{name}'" + (" gradcheck" if trainable else " fixed, closed form"), _g_positional(name))
-               for name, (_, trainable) in _POSITIONAL.items()]
+    checks += [(_positional_name(name), _g_positional(name)) for name in positional_names()]
     checks += [
         ("gradcheck input embedding 'linear'", _g_input_embedding("linear", [{}])),
         ("gradcheck input embedding 'mlp'", _g_input_embedding("mlp", [{"hidden": 5}, {"activation": "tanh"}])),

@@ -17,10 +17,10 @@ import click
 from .errors import InputError
 
 def _positional_names() -> list:
-    """Every ``--positional`` name: the additive encodings, then rotary (the list SequenceRegressor's error shows)."""
-    from .nn.positional import POSITIONAL_ENCODINGS
+    """Every ``--positional`` name, from the registry (the list SequenceRegressor's error shows)."""
+    from .nn.positional import positional_names
 
-    return [*POSITIONAL_ENCODINGS, "rotary"]
+    return positional_names()
 
 
 POSITIONAL_HELP = (f"Positional encoding: {', '.join(_positional_names())}. 'wavelengths' needs --wavelengths; "

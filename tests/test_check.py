@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import glassformer.nn.attention as attention_module
+import glassformer.nn.functional as functional_module
 from glassformer.check import CHECKS, Check, run_check, run_checks
 from glassformer.cli import main
 from glassformer.nn import FeedForward, FourierMixing, LayerNorm
@@ -41,7 +41,7 @@ def test_full_run_passes_with_one_line_per_check(capsys):
                    "FourierMixing 2-D", "FourierMixing token axis", "LSTMCell", "LSTM 2 layers", "B03", "B08",
                    "B13", "B14"):
         assert wanted in names, wanted
-    for name in ("sinusoidal", "wavelengths", "seed", "learned", "continuous", "fourier", "none"):
+    for name in ("sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none", "rotary"):
         assert f"positional '{name}'" in names
     for name in ("linear", "mlp", "fourier"):
         assert f"input embedding '{name}'" in names
@@ -76,13 +76,13 @@ def test_wrong_layernorm_gradient_fails_and_exits_1(monkeypatch, capsys):
 
 
 def test_wrong_attention_backward_fails_only_attention_checks(monkeypatch):
-    right = attention_module.scaled_dot_product_attention_backward
+    right = functional_module.scaled_dot_product_attention_backward
 
     def wrong(*args, **kwargs):
         dq, dk, dv = right(*args, **kwargs)
         return dq, dk * 1.001, dv            # a 0.1 % error in dL/dK
 
-    monkeypatch.setattr(attention_module, "scaled_dot_product_attention_backward", wrong)
+    monkeypatch.setattr(functional_module, "scaled_dot_product_attention_backward", wrong)
     lines = []
     passed, total = run_checks(only="gradcheck", echo=lines.append)
     failed = {ln.split(" — ")[0][len("[FAIL] "):] for ln in lines if ln.startswith("[FAIL]")}

@@ -206,7 +206,7 @@ def test_load_refuses_other_versions(tmp_path):
 def test_get_set_params_and_repr():
     m = SequenceRegressor()
     p = m.get_params()
-    assert p["d_model"] == 4 and p["positional"] == "seed" and p["optimizer"] == "sgd"
+    assert p["d_model"] == 4 and p["positional"] == "chapter" and p["optimizer"] == "sgd"
     m.set_params(lr=0.5)
     assert m.lr == 0.5 and m.num_parameters() == 237      # training settings: no rebuild
     m.set_params(d_model=8, num_heads=2, positional="sinusoidal")

@@ -26,7 +26,7 @@ from ..errors import InputError, ShapeError
 from ..losses import MSELoss
 from ..nn.input_embedding import get_input_embedding
 from ..nn.linear import Linear
-from ..nn.positional import POSITIONAL_ENCODINGS, get_positional_encoding
+from ..nn.positional import build_positional, get_spec
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
 from .estimator import WindowRegressor, masked_mse as _masked_mse
@@ -62,10 +62,10 @@ class SequenceRegressor(WindowRegressor):
     activation : {"relu", "gelu", "gelu_tanh"}, default "relu"
     norm_first : bool, default False
         Post-norm (False, the seed's) or pre-norm.
-    positional : str, default "seed"
-        Additive encoding name for :func:`glassformer.nn.positional.get_positional_encoding`
-        ("seed", "sinusoidal", "wavelengths", "learned", "continuous", "fourier", "none"), or
-        "rotary" (RoPE inside attention, no additive encoding).
+    positional : str, default "chapter"
+        A name of :func:`glassformer.nn.positional.positional_names` ("chapter", "sinusoidal",
+        "wavelengths", "learned", "continuous", "fourier", "none", "rotary"); per-head encodings
+        (rotary: RoPE) act inside attention and add nothing to the embedding.
     positional_options : dict, optional
         Keywords for the encoding (``wavelengths``, ``max_len``, ...; for "rotary": ``base``,
         ``interleaved``).
@@ -124,7 +124,7 @@ class SequenceRegressor(WindowRegressor):
 
     def __init__(self, n_features: int = 1, n_targets: int = 1, d_model: int = 4, num_heads: int = 1,
                  d_ff: int = 16, num_layers: int = 1, dropout: float = 0.0, activation: str = "relu",
-                 norm_first: bool = False, positional: str = "seed", positional_options: dict | None = None,
+                 norm_first: bool = False, positional: str = "chapter", positional_options: dict | None = None,
                  input_embedding: str = "linear", input_embedding_options: dict | None = None,
                  attn_out_proj: bool = False, mixer: str = "attention", optimizer: str = "sgd",
                  lr: float = 0.01, momentum: float = 0.0, weight_decay: float = 0.0,
@@ -160,26 +160,16 @@ class SequenceRegressor(WindowRegressor):
         dt = check_dtype(p["dtype"])
         self._dtype_np = dt
         gen = np.random.default_rng(p["random_state"])
-        rotary = None
-        pos_name, pos_opts = p["positional"], dict(p["positional_options"])
-        if pos_name not in (*POSITIONAL_ENCODINGS, "rotary", "rope"):
-            # One list for both kinds: the additive encodings and rotary (applied inside attention).
-            raise InputError(f"{where}: positional name must be one of {[*POSITIONAL_ENCODINGS, 'rotary']}, "
-                             f"got {pos_name!r}")
-        if pos_name in ("rotary", "rope"):
-            from ..nn.rotary import RotaryEmbedding
-
-            if p["mixer"] != "attention":
-                raise InputError(f"{where}: positional='rotary' needs mixer='attention'")
-            rotary = RotaryEmbedding(p["d_model"] // p["num_heads"], **pos_opts)
-            pos_name, pos_opts = "none", {}
-        self._rotary = rotary is not None
+        spec = get_spec(p["positional"], where)
+        if spec.kind == "per_head" and p["mixer"] != "attention":
+            raise InputError(f"{where}: positional={spec.name!r} acts inside attention and needs mixer='attention'")
         self.embedding = get_input_embedding(p["input_embedding"], p["n_features"], p["d_model"], rng=gen,
                                              dtype=dt, **p["input_embedding_options"])
-        self.positional = get_positional_encoding(pos_name, p["d_model"], rng=gen, dtype=dt, **pos_opts)
+        self.positional, head_hook = build_positional(spec.name, p["d_model"], p["num_heads"], rng=gen, dtype=dt,
+                                                      **p["positional_options"])
         layers = [TransformerEncoderLayer(p["d_model"], p["num_heads"], p["d_ff"], p["dropout"], p["activation"],
                                           1e-5, p["norm_first"], mixer=p["mixer"], attn_out_proj=p["attn_out_proj"],
-                                          rotary=rotary, rng=gen, dtype=dt)
+                                          head_hook=head_hook, rng=gen, dtype=dt)
                   for _ in range(p["num_layers"])]
         self.encoder = TransformerEncoder(layers[0], p["num_layers"])
         for mine, fresh in zip(self.encoder.layers, layers):   # distinct draws per layer, unlike clones
@@ -263,8 +253,7 @@ class SequenceRegressor(WindowRegressor):
         else:
             P = self.positional(pos)
         Z = E + P
-        H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask,
-                         positions=pos if self._rotary else None)
+        H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask, positions=pos)
         y_hat = self.head(H)
         self._save(E=E, P=P, Z=Z, X=X, positions=pos)
         return y_hat
@@ -409,7 +398,8 @@ class SequenceRegressor(WindowRegressor):
         was_training = self.training
         self.eval()
         try:
-            y_hat = self.forward(X, pos)
+            with self.tracing():
+                y_hat = self.forward(X, pos)
             c = self._saved()
             arrays = {"X": X, "E": c["E"], "P": c["P"], "Z": c["Z"]}
             for i, inter in enumerate(self.encoder.intermediates()):
@@ -422,11 +412,11 @@ class SequenceRegressor(WindowRegressor):
             self.train(was_training)
 
     def predict_with_attention(self, X, positions=None, A=None, layer: int = 0) -> np.ndarray:
-        """Predict with layer ``layer``'s attention weights replaced by ``A`` (seed 000's ablation).
+        """Predict with layer ``layer``'s attention weights replaced by ``A`` (the chapter's ablation).
 
         ``U = A V`` per head, then the rest of the block and model as usual (evaluation mode, no
-        caches).  Seed 000's ``transformer_forward_custom_attention``, generalised.  Like
-        :meth:`trace`, an inspection tool: it runs before ``fit`` too (on the initial weights).
+        caches), through :meth:`MultiheadAttention.override_weights`.  Like :meth:`trace`, an
+        inspection tool: it runs before ``fit`` too (on the initial weights).
 
         Parameters
         ----------
@@ -458,16 +448,8 @@ class SequenceRegressor(WindowRegressor):
         was_training = self.training
         self.eval()
         try:
-            with self.no_cache():
-                Z = self.embedding(X) + self.positional(pos)
-                for i, blk in enumerate(self.encoder.layers):
-                    if i == layer:
-                        Z = _block_with_attention(blk, Z, A)
-                    else:
-                        Z = blk(Z, positions=pos if self._rotary else None)
-                if self.encoder.norm is not None:
-                    Z = self.encoder.norm(Z)
-                return self.head(Z)
+            with self.no_cache(), self.encoder.layers[layer].self_attn.override_weights(A):
+                return self._forward(X, pos)
         finally:
             self.train(was_training)
 
@@ -478,30 +460,6 @@ class SequenceRegressor(WindowRegressor):
         fitted = "fitted" if self.is_fitted_ else "not fitted"
         body = ", ".join(shown)
         return f"SequenceRegressor({body})  # {self.num_parameters()} parameters, {fitted}"
-
-
-def _block_with_attention(blk, Z, A):
-    """Run encoder layer ``blk`` on ``Z`` with attention weights ``A (b, h, L, L)`` instead of softmax."""
-    att = blk.self_attn
-    E_, Hh, hd = att.embed_dim, att.num_heads, att.head_dim
-    B, L = Z.shape[:2]
-
-    def mix(x):
-        v = x @ att.in_proj_weight.data[2 * E_:].T
-        if att.in_proj_bias is not None:
-            v = v + att.in_proj_bias.data[2 * E_:]
-        v = v.reshape(B, L, Hh, hd).transpose(0, 2, 1, 3)
-        U = (A @ v).transpose(0, 2, 1, 3).reshape(B, L, E_)
-        return att.out_proj(U) if att.out_proj is not None else U
-
-    def ffn(r):
-        return blk.linear2(blk.activation(blk.linear1(r)))
-
-    if blk.norm_first:
-        T1 = Z + mix(blk.norm1(Z))
-        return T1 + ffn(blk.norm2(T1))
-    R = blk.norm1(Z + mix(Z))
-    return blk.norm2(R + ffn(R))
 
 
 def _defaults() -> dict:

@@ -1,32 +1,43 @@
-"""Element-wise activations with their derivatives: ReLU and GELU (exact and tanh forms)."""
+"""Element-wise activations as modules: ReLU, GELU (exact and tanh forms), Tanh.
+
+The equations and their derivatives are the kernels of :mod:`glassformer.nn.functional`; a module
+keeps what its backward needs.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import erf
 
 from ..errors import InputError
+from . import functional as F
 from .module import Module
 
-# Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2 promotion rules.
-_SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
-_INV_SQRT_2 = float(1.0 / np.sqrt(2.0))
-_INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
+__all__ = ["ReLU", "GELU", "Tanh", "get_activation", "check_activation"]
 
 
-class ReLU(Module):
-    """``max(0, x)``; the derivative at exactly 0 is taken as 0, as PyTorch does. Any shape."""
+class _Activation(Module):
+    """An element-wise activation: ``forward(x)`` of any shape, ``backward`` of the same shape."""
+
+    kernel = "relu"                    # the name in functional.ACTIVATIONS
+
+    def __init__(self):
+        super().__init__()
+        self._kernels = F.ACTIVATIONS[self.kernel]   # (forward, backward)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        mask = x > 0
-        self._save(mask=mask)
-        return x * mask
+        y, saved = self._kernels[0](x)
+        self._save(**saved)
+        return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        return grad_output * self._saved()["mask"]
+        return self._kernels[1](grad_output, self._saved())
 
 
-class GELU(Module):
+class ReLU(_Activation):
+    """``max(0, x)``; the derivative at exactly 0 is taken as 0, as PyTorch does. Any shape."""
+
+
+class GELU(_Activation):
     """Gaussian error linear unit (Hendrycks & Gimpel, 2016), as ``torch.nn.GELU``.
 
     Parameters
@@ -41,52 +52,33 @@ class GELU(Module):
         if approximate not in ("none", "tanh"):
             raise InputError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
-
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        if self.approximate == "tanh":
-            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x**3)
-            t = np.tanh(inner)
-            self._save(x=x, t=t)
-            return 0.5 * x * (1.0 + t)
-        cdf = 0.5 * (1.0 + erf(x * _INV_SQRT_2))
-        self._save(x=x, cdf=cdf)
-        return x * cdf
-
-    def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        c = self._saved()
-        x = c["x"]
-        if self.approximate == "tanh":
-            t = c["t"]
-            dinner = _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * x**2)
-            return grad_output * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t**2) * dinner)
-        pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-        return grad_output * (c["cdf"] + x * pdf)
+        self.kernel = "gelu" if approximate == "none" else "gelu_tanh"
+        self._kernels = F.ACTIVATIONS[self.kernel]
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
 
-class Tanh(Module):
+class Tanh(_Activation):
     """Hyperbolic tangent; derivative ``1 - tanh(x)^2``. Any shape."""
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        y = np.tanh(x)
-        self._save(y=y)
-        return y
+    kernel = "tanh"
 
-    def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        y = self._saved()["y"]
-        return grad_output * (1.0 - y * y)
+
+def check_activation(name: str) -> str:
+    """Return ``name`` if it names an activation kernel, else raise :class:`InputError`."""
+    if name not in F.ACTIVATIONS:
+        raise InputError(f"activation must be 'relu', 'gelu', 'gelu_tanh' or 'tanh', got {name!r}")
+    return name
 
 
 def get_activation(name: str) -> Module:
     """Return a fresh activation module by name: ``"relu"``, ``"gelu"``, ``"gelu_tanh"`` or ``"tanh"``."""
+    check_activation(name)
     if name == "relu":
         return ReLU()
     if name == "gelu":
         return GELU()
     if name == "gelu_tanh":
         return GELU("tanh")
-    if name == "tanh":
-        return Tanh()
-    raise InputError(f"activation must be 'relu', 'gelu', 'gelu_tanh' or 'tanh', got {name!r}")
+    return Tanh()

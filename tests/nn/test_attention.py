@@ -1,4 +1,5 @@
-"""MultiheadAttention: finite-difference gradients with every mask kind, mask semantics, properties."""
+"""MultiheadAttention: finite-difference gradients with every mask kind, mask semantics, PyTorch
+parity, the cases of public bug reports, and the hooks (head hook, weights override, tracing)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from glassformer.nn import (
     RotaryEmbedding,
     causal_mask,
     padding_mask,
-    scaled_dot_product_attention,
 )
 
 B, L, S, E, H = 2, 4, 3, 6, 2
@@ -33,7 +33,7 @@ class SelfAttention(Module):
         return self.mha(x, x, x, **kwargs)[0]
 
     def backward(self, grad_output):
-        return self.mha.backward_grouped(grad_output)[0]
+        return self.mha.backward(grad_output)[0]          # query is key is value: one gradient
 
 
 class CrossAttention(Module):
@@ -47,7 +47,7 @@ class CrossAttention(Module):
         return self.mha(x, mem, mem, **kwargs)[0]
 
     def backward(self, grad_output):
-        return self.mha.backward_grouped(grad_output)
+        return self.mha.backward(grad_output)             # key is value: (d_query, d_memory)
 
 
 def _mha(rng=0, **kw):
@@ -118,7 +118,7 @@ def test_gradcheck_separate_query_key_value(mask):
 @pytest.mark.parametrize("interleaved", [False, True])
 def test_gradcheck_rotary_and_no_out_proj(interleaved):
     rng = np.random.default_rng(4)
-    mha = MultiheadAttention(8, 2, rotary=RotaryEmbedding(4, interleaved=interleaved), out_proj=False, rng=0)
+    mha = MultiheadAttention(8, 2, head_hook=RotaryEmbedding(4, interleaved=interleaved), out_proj=False, rng=0)
     mha.in_proj_bias.data[...] = rng.standard_normal(24)
     assert list(mha.state_dict()) == ["in_proj_weight", "in_proj_bias"]
     x = rng.standard_normal((B, L, 8))
@@ -127,16 +127,20 @@ def test_gradcheck_rotary_and_no_out_proj(interleaved):
     assert rep.max_error <= 1e-6, str(rep)
 
 
-def test_backward_three_gradients_sum_to_grouped():
+def test_backward_gives_one_gradient_per_distinct_input():
+    """Self-attention (one array) gets one gradient: the sum of the three a caller of three copies gets."""
     rng = np.random.default_rng(5)
     mha = _mha()
     x, g = rng.standard_normal((B, L, E)), rng.standard_normal((B, L, E))
     mha(x, x, x)
-    (grouped,) = mha.backward_grouped(g)
-    mha(x, x, x)
+    (grouped,) = mha.backward(g)
+    mha(x, x.copy(), x.copy())
     dq, dk, dv = mha.backward(g)
     np.testing.assert_allclose(dq + dk + dv, grouped, atol=1e-12)
     assert not np.allclose(dq, dk)
+    mem = rng.standard_normal((B, S, E))
+    mha(x, mem, mem)
+    assert [a.shape for a in mha.backward(g)] == [(B, L, E), (B, S, E)]
 
 
 def test_fused_and_separate_paths_agree():
@@ -181,7 +185,8 @@ def test_float_mask_is_added_to_scores():
     mha = _mha()
     x = rng.standard_normal((1, L, E))
     bias = rng.standard_normal((L, L))
-    mha(x, x, x, attn_mask=bias)
+    with mha.tracing():
+        mha(x, x, x, attn_mask=bias)
     inter = mha.intermediates()
     q, k = inter["Q"], inter["K"]
     expected = q @ k.swapaxes(-1, -2) / np.sqrt(E // H) + bias
@@ -197,7 +202,8 @@ def test_intermediates_contents():
         mha.intermediates()
     x = rng.standard_normal((B, L, E))
     kpm = padding_mask([4, 2], L)
-    out, _ = mha(x, x, x, key_padding_mask=kpm)
+    with mha.tracing():
+        out, _ = mha(x, x, x, key_padding_mask=kpm)
     it = mha.intermediates()
     assert set(it) == {"Q", "K", "V", "S", "A", "U", "O"}
     assert it["Q"].shape == (B, H, L, E // H) and it["S"].shape == (B, H, L, L)
@@ -210,14 +216,6 @@ def test_intermediates_contents():
     np.testing.assert_array_equal(it["O"], out)
     it["A"][:] = 5.0                                    # copies: the cache is untouched
     assert np.all(mha.intermediates()["A"] <= 1.0)
-
-
-def test_mask_helpers():
-    np.testing.assert_array_equal(causal_mask(3), [[0, 1, 1], [0, 0, 1], [0, 0, 0]])
-    np.testing.assert_array_equal(causal_mask(2, 3), [[0, 1, 1], [0, 0, 1]])
-    np.testing.assert_array_equal(padding_mask([3, 1, 0], 3), [[0, 0, 0], [0, 1, 1], [1, 1, 1]])
-    with pytest.raises(InputError):
-        padding_mask([4], 3)
 
 
 def test_errors_and_contract():
@@ -277,16 +275,6 @@ def test_attention_dropout_trains_and_eval_is_deterministic():
     assert rep.max_error <= 1e-6
 
 
-def test_kernel_broadcasts_over_leading_axes():
-    rng = np.random.default_rng(14)
-    q, k, v = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((2, 3, 6, 5)), rng.standard_normal((2, 3, 6, 7))
-    out, w = scaled_dot_product_attention(q, k, v)
-    s = np.einsum("bhld,bhsd->bhls", q, k) / np.sqrt(5)
-    e = np.exp(s - s.max(-1, keepdims=True))
-    np.testing.assert_allclose(w, e / e.sum(-1, keepdims=True), atol=1e-12)
-    np.testing.assert_allclose(out, np.einsum("bhls,bhsd->bhld", w, v), atol=1e-12)
-
-
 # --------------------------------------------------------------------------- properties
 @settings(max_examples=25, deadline=None)
 @given(mask=hnp.arrays(bool, (B * H, L, L)), kpm=hnp.arrays(bool, (B, L)))
@@ -327,3 +315,238 @@ def test_shape_errors_say_which_tensors_disagree():
         mha(q, kv, kv)
     with pytest.raises(ShapeError, match=r"key and value must have the same shape.*key \(2, 6, 8\) and value \(2, 4, 8\)"):
         mha(q, rng.standard_normal((2, 6, 8)), rng.standard_normal((2, 4, 8)))
+
+
+# --------------------------------------------------------------------------- PyTorch parity
+MASKS = ["none", "causal", "bool2d", "bool3d", "float2d", "float3d_inf", "kpm_bool", "kpm_float", "fully_masked"]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("mask", MASKS)
+@pytest.mark.parametrize("kind", ["self", "cross", "separate"])
+def test_mha_parity(kind, mask, dtype, tp):
+    rng = np.random.default_rng(tp.seed(kind, mask))
+    tp.torch.manual_seed(0)
+    tm = tp.torch.nn.MultiheadAttention(tp.E, tp.H, batch_first=True).to(tp.DTYPES[dtype])
+    # torch initialises the biases to zero: give them values so their gradients are exercised
+    with tp.torch.no_grad():
+        tm.in_proj_bias.normal_()
+        tm.out_proj.bias.normal_()
+    tm.train()
+    ours = MultiheadAttention(tp.E, tp.H, rng=1, dtype=dtype)
+    tp.load(ours, tm)
+
+    Sk = tp.L if kind == "self" else tp.S
+    x = tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    mem = tp.rand(rng, (tp.B, tp.S, tp.E), dtype)
+    v_sep = tp.rand(rng, (tp.B, tp.S, tp.E), dtype)
+    R = tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    blocked = None
+    if mask == "fully_masked":
+        ok, tk, blocked = tp.fully_masked_setup(rng, tp.L, Sk)
+    else:
+        ok, tk = tp.make_masks(mask, rng, tp.L, Sk, dtype)
+
+    tx, tmem, tv = tp.t(x, True), tp.t(mem, True), tp.t(v_sep, True)
+    if kind == "self":
+        args_t, args_o = (tx, tx, tx), (x, x, x)
+    elif kind == "cross":
+        args_t, args_o = (tx, tmem, tmem), (x, mem, mem)
+    else:
+        args_t, args_o = (tx, tmem, tv), (x, mem, v_sep)
+
+    for average in (True, False):
+        out, w = ours(*args_o, average_attn_weights=average, **ok)
+        tout, tw = tm(*args_t, average_attn_weights=average, **tk)
+        tout, tw = tout.detach().numpy(), tw.detach().numpy()
+        if blocked is not None:
+            # Our rule for blocked rows; torch (unmasked reference) for the rest.
+            bias = ours.out_proj.bias.data
+            np.testing.assert_array_equal(out[blocked], np.broadcast_to(bias, out[blocked].shape))
+            wb = w[blocked] if average else w.transpose(0, 2, 1, 3)[blocked]
+            assert np.all(wb == 0.0)
+            out, tout = out[~blocked], tout[~blocked]
+            w = w[~blocked] if average else w.transpose(0, 2, 1, 3)[~blocked]
+            tw = tw[~blocked] if average else tw.transpose(0, 2, 1, 3)[~blocked]
+        tp.assert_match(out, tout, dtype, f"output (average={average})")
+        tp.assert_match(w, tw, dtype, f"weights (average={average})")
+
+    # gradients of sum(R * output)
+    ours.zero_grad()
+    out, _ = ours(*args_o, need_weights=False, **ok)
+    grads = ours.backward(R)                   # one gradient per distinct input array
+    Rt = R.copy()
+    extra = None
+    if blocked is not None:
+        Rt[blocked] = 0.0                       # ... and given no upstream gradient
+        extra = {"out_proj.bias": R[blocked].sum(axis=0).astype(np.float64)}
+    tm.zero_grad()
+    tout, _ = tm(*args_t, **tk)
+    tout.backward(tp.t(Rt))
+    tp.compare_param_grads(ours, tm, dtype, extra)
+    if kind == "self":
+        (dx,) = grads
+        tp.assert_match(dx, tx.grad.numpy(), dtype, "d_x")
+    elif kind == "cross":
+        dq, dmem = grads
+        tp.assert_match(dq, tx.grad.numpy(), dtype, "d_query")
+        tp.assert_match(dmem, tmem.grad.numpy(), dtype, "d_memory")
+    else:
+        dq, dk, dv = grads
+        tp.assert_match(dq, tx.grad.numpy(), dtype, "d_query")
+        tp.assert_match(dk, tmem.grad.numpy(), dtype, "d_key")
+        tp.assert_match(dv, tv.grad.numpy(), dtype, "d_value")
+
+
+def test_mha_parity_unbatched(tp):
+    rng = np.random.default_rng(5)
+    tp.torch.manual_seed(1)
+    tm = tp.torch.nn.MultiheadAttention(tp.E, tp.H).double().train()
+    ours = MultiheadAttention(tp.E, tp.H, rng=0)
+    tp.load(ours, tm)
+    x = rng.standard_normal((tp.L, tp.E))
+    m = causal_mask(tp.L)
+    out, w = ours(x, x, x, attn_mask=m, average_attn_weights=False)
+    tx = tp.t(x, True)
+    tout, tw = tm(tx, tx, tx, attn_mask=tp.t(m), average_attn_weights=False)
+    assert out.shape == (tp.L, tp.E) and w.shape == (tp.H, tp.L, tp.L)
+    tp.assert_match(out, tout.detach().numpy(), np.float64, "unbatched output")
+    tp.assert_match(w, tw.detach().numpy(), np.float64, "unbatched weights")
+    R = rng.standard_normal((tp.L, tp.E))
+    tout.backward(tp.t(R))
+    tp.assert_match(sum(ours.backward(R)), tx.grad.numpy(), np.float64, "unbatched d_x")
+
+
+
+# --------------------------------------------------------------------------- cases from public bug reports (B01, B07, B08)
+def test_b01_full_layer_fully_padded_row_is_out_proj_bias():
+    rng = np.random.default_rng(0)
+    mha = MultiheadAttention(4, 2, rng=1)
+    mha.out_proj.bias.data[...] = [0.1, -0.2, 0.3, 0.4]
+    x = rng.standard_normal((2, 3, 4))
+    kpm = np.array([[False, False, True], [True, True, True]])
+    for need in (True, False):
+        out, w = mha(x, x, x, key_padding_mask=kpm, need_weights=need)
+        assert np.array_equal(out[1], np.broadcast_to(mha.out_proj.bias.data, (3, 4)))
+        assert np.isfinite(out).all()
+        if need:
+            assert np.all(w[1] == 0)
+    mha.zero_grad()
+    grads = mha.backward(np.ones_like(out))
+    assert all(np.all(g[1] == 0) for g in grads)     # zero gradients into the padded sequence
+    assert all(np.isfinite(p.grad).all() for p in mha.parameters())
+
+
+# --------------------------------------------------------------------------- B07
+def _b07_layer(wq):
+    mha = MultiheadAttention(4, 2, rng=0)
+    mha.in_proj_weight.data[...] = np.vstack([wq, np.eye(4), np.eye(4)])
+    mha.in_proj_bias.data[...] = 0.0
+    mha.out_proj.weight.data[...] = np.eye(4)
+    mha.out_proj.bias.data[...] = 0.0
+    return mha
+
+
+def test_b07_head_split_and_merge():
+    x = np.array([[[0, 1, 2, 3], [4, 5, 6, 7]]], dtype=float)
+    out, _ = _b07_layer(np.zeros((4, 4)))(x, x, x)
+    # uniform weights: each head averages its own two features over the two tokens
+    np.testing.assert_allclose(out[0], [[2, 3, 4, 5], [2, 3, 4, 5]], atol=1e-12)
+    assert not np.allclose(out[0], [[1, 2, 1, 2], [5, 6, 5, 6]])  # the reshape-without-transpose bug
+
+    diagonal_only = ~np.eye(2, dtype=bool)            # True = blocked: only the diagonal is allowed
+    out, _ = _b07_layer(np.eye(4))(x, x, x, attn_mask=diagonal_only)
+    np.testing.assert_allclose(out, x, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- B08
+def test_b08_is_causal_builds_the_mask():
+    rng = np.random.default_rng(3)
+    mha = MultiheadAttention(6, 2, rng=0)
+    x = rng.standard_normal((2, 4, 6))
+    _, w = mha(x, x, x, is_causal=True, average_attn_weights=False)
+    assert np.all(w[..., np.triu_indices(4, 1)[0], np.triu_indices(4, 1)[1]] == 0)
+    out_a, _ = mha(x, x, x, is_causal=True)
+    out_b, _ = mha(x, x, x, attn_mask=causal_mask(4))
+    np.testing.assert_array_equal(out_a, out_b)
+
+
+
+
+# --------------------------------------------------------------------------- hooks
+def test_override_weights_replaces_the_softmax_and_restores():
+    rng = np.random.default_rng(20)
+    mha = _mha()
+    x = rng.standard_normal((B, L, E))
+    normal, _ = mha(x, x, x)
+    uniform = np.full((L, L), 1.0 / L)
+    with mha.override_weights(uniform):
+        out, w = mha(x, x, x, average_attn_weights=False)
+        it = mha.intermediates()
+    assert "S" not in it                                   # no scores are formed
+    np.testing.assert_array_equal(w, np.broadcast_to(uniform, (B, H, L, L)))
+    # by hand: U = A V per head with V = x W_V^T + b_V, then out_proj
+    V = x @ mha.in_proj_weight.data[2 * E:].T + mha.in_proj_bias.data[2 * E:]
+    U = np.broadcast_to(V.mean(axis=1, keepdims=True), (B, L, E))
+    np.testing.assert_allclose(out, U @ mha.out_proj.weight.data.T + mha.out_proj.bias.data, atol=1e-12)
+    np.testing.assert_array_equal(mha(x, x, x)[0], normal)    # the override ends with the block
+    with mha.override_weights(np.eye(L + 1)):
+        with pytest.raises(ShapeError, match="override_weights"):
+            mha(x, x, x)
+
+
+def test_override_weights_gradients_flow_to_the_values_only():
+    rng = np.random.default_rng(21)
+    mha = _mha()
+    q, k, v = rng.standard_normal((B, L, E)), rng.standard_normal((B, S, E)), rng.standard_normal((B, S, E))
+    A = rng.random((H, L, S))
+    with mha.override_weights(A):
+        rep = gradcheck(mha, (q, k, v))
+        assert rep.max_error <= 1e-6, str(rep)
+        mha(q, k, v)
+        dq, dk, dv = mha.backward(np.ones((B, L, E)))
+    assert not dq.any() and not dk.any() and dv.any()      # queries and keys only reach the (fixed) weights
+
+
+def test_scores_are_recorded_only_when_tracing():
+    rng = np.random.default_rng(22)
+    mha = _mha()
+    x = rng.standard_normal((1, L, E))
+    mha(x, x, x, is_causal=True)
+    assert "S" not in mha.intermediates()                   # training forwards keep no copy of S
+    with mha.tracing():
+        mha(x, x, x, is_causal=True)
+    assert not mha._tracing
+    S_ = mha.intermediates()["S"]
+    assert np.all(np.isneginf(S_[..., np.triu_indices(L, 1)[0], np.triu_indices(L, 1)[1]]))
+    A = mha.intermediates()["A"]
+    e = np.exp(S_ - S_.max(-1, keepdims=True))
+    np.testing.assert_allclose(A, e / e.sum(-1, keepdims=True), atol=1e-12)
+
+
+class _ScaleKeys:
+    """A head hook that is not RoPE: multiplies every key by its (positive) position."""
+
+    def forward(self, q, k, positions):
+        return q, k * np.asarray(positions[1])[..., :, None]
+
+    def backward(self, dq, dk, positions):
+        return dq, dk * np.asarray(positions[1])[..., :, None]
+
+
+def test_any_object_with_forward_and_backward_is_a_head_hook():
+    rng = np.random.default_rng(23)
+    mha = _mha(head_hook=_ScaleKeys())
+    x = rng.standard_normal((B, L, E))
+    pos = np.array([0.5, 1.0, 2.0, 3.0])
+    with mha.tracing():
+        mha(x, x, x, positions=pos)
+    it = mha.intermediates()
+    K = (x @ mha.in_proj_weight.data[E:2 * E].T + mha.in_proj_bias.data[E:2 * E]).reshape(B, L, H, E // H)
+    np.testing.assert_allclose(it["K"], K.transpose(0, 2, 1, 3) * pos[:, None], atol=1e-12)
+    rep = gradcheck(SelfAttention(mha), (x,), kwargs={"positions": pos})
+    assert rep.max_error <= 1e-6, str(rep)
+    with pytest.raises(InputError, match="head_hook"):
+        MultiheadAttention(E, H, head_hook=object())
+    with pytest.raises(InputError, match="head_dim"):
+        MultiheadAttention(E, H, head_hook=RotaryEmbedding(4))
