@@ -23,8 +23,17 @@ def _positional_names() -> list:
     return positional_names()
 
 
-POSITIONAL_HELP = (f"Positional encoding: {', '.join(_positional_names())}. 'wavelengths' needs --wavelengths; "
-                   "'learned' needs --positions index.")
+def _positional_help() -> str:
+    """``--positional``'s help, read from the registry: the names, then what each needs."""
+    from .nn.positional import get_spec
+
+    specs = [get_spec(n) for n in _positional_names()]
+    needs = [f"'{s.name}' needs --{o}" for s in specs for o in s.cli_options if o in s.required]
+    needs += [f"'{s.name}' needs --positions index" for s in specs if s.integer_positions]
+    return f"Positional encoding: {', '.join(_positional_names())}. " + "; ".join(needs) + "."
+
+
+POSITIONAL_HELP = _positional_help()
 WAVELENGTHS_HELP = ("Wavelengths W1 W2 ... for --positional wavelengths, in position units (samples with --positions "
                     "index, the file's depth unit, e.g. m, with --positions depth): one sine/cosine pair each")
 

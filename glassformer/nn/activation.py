@@ -12,32 +12,25 @@ from ..errors import InputError
 from . import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "GELU", "Tanh", "get_activation", "check_activation"]
+__all__ = ["ReLU", "GELU", "Tanh", "get_activation", "ACTIVATIONS"]
+
+#: The names :func:`get_activation` accepts.
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "tanh")
 
 
-class _Activation(Module):
-    """An element-wise activation: ``forward(x)`` of any shape, ``backward`` of the same shape."""
-
-    kernel = "relu"                    # the name in functional.ACTIVATIONS
-
-    def __init__(self):
-        super().__init__()
-        self._kernels = F.ACTIVATIONS[self.kernel]   # (forward, backward)
+class ReLU(Module):
+    """``max(0, x)``; the derivative at exactly 0 is taken as 0, as PyTorch does. Any shape."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        y, saved = self._kernels[0](x)
-        self._save(**saved)
+        y, mask = F.relu(x)
+        self._save(mask=mask)
         return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        return self._kernels[1](grad_output, self._saved())
+        return F.relu_backward(grad_output, self._saved()["mask"])
 
 
-class ReLU(_Activation):
-    """``max(0, x)``; the derivative at exactly 0 is taken as 0, as PyTorch does. Any shape."""
-
-
-class GELU(_Activation):
+class GELU(Module):
     """Gaussian error linear unit (Hendrycks & Gimpel, 2016), as ``torch.nn.GELU``.
 
     Parameters
@@ -52,33 +45,46 @@ class GELU(_Activation):
         if approximate not in ("none", "tanh"):
             raise InputError(f"GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
         self.approximate = approximate
-        self.kernel = "gelu" if approximate == "none" else "gelu_tanh"
-        self._kernels = F.ACTIVATIONS[self.kernel]
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        if self.approximate == "tanh":
+            y, t = F.gelu_tanh(x)
+            self._save(x=x, t=t)
+        else:
+            y, cdf = F.gelu(x)
+            self._save(x=x, cdf=cdf)
+        return y
+
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        c = self._saved()
+        if self.approximate == "tanh":
+            return F.gelu_tanh_backward(grad_output, c["x"], c["t"])
+        return F.gelu_backward(grad_output, c["x"], c["cdf"])
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
 
-class Tanh(_Activation):
+class Tanh(Module):
     """Hyperbolic tangent; derivative ``1 - tanh(x)^2``. Any shape."""
 
-    kernel = "tanh"
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        y = F.tanh(x)
+        self._save(y=y)
+        return y
 
-
-def check_activation(name: str) -> str:
-    """Return ``name`` if it names an activation kernel, else raise :class:`InputError`."""
-    if name not in F.ACTIVATIONS:
-        raise InputError(f"activation must be 'relu', 'gelu', 'gelu_tanh' or 'tanh', got {name!r}")
-    return name
+    def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        return F.tanh_backward(grad_output, self._saved()["y"])
 
 
 def get_activation(name: str) -> Module:
     """Return a fresh activation module by name: ``"relu"``, ``"gelu"``, ``"gelu_tanh"`` or ``"tanh"``."""
-    check_activation(name)
     if name == "relu":
         return ReLU()
     if name == "gelu":
         return GELU()
     if name == "gelu_tanh":
         return GELU("tanh")
-    return Tanh()
+    if name == "tanh":
+        return Tanh()
+    raise InputError(f"activation must be 'relu', 'gelu', 'gelu_tanh' or 'tanh', got {name!r}")

@@ -38,15 +38,6 @@ _WHERE = "MultiheadAttention.forward"
 _NAMES = ("query", "key", "value")
 
 
-def _groups(query, key, value) -> list:
-    """Positions of the inputs that are the same object: they share one (fused) projection."""
-    if query is key and key is value:
-        return [(0, 1, 2)]
-    if key is value:
-        return [(0,), (1, 2)]
-    return [(0,), (1,), (2,)]
-
-
 def _check_hook(hook, head_dim: int):
     if hook is None:
         return None
@@ -156,36 +147,39 @@ class MultiheadAttention(Module):
             q, k = self.head_hook.forward(q, k, pos)                          # per-head hook, e.g. RoPE
         if cache is not None:
             k, v = cache.update(k, v)                                         # (B, H, S, hd): every key so far
-        kw = self._kernel_arguments((q.shape[0], self.num_heads, q.shape[2], k.shape[2]), q.dtype, attn_mask,
-                                    key_padding_mask, is_causal, unbatched, t0)
-        heads, A = F.scaled_dot_product_attention(q, k, v, scale=self.scale, **kw)     # (B, H, L, hd)
+        allowed, bias, keep, weights, record = self._kernel_arguments(
+            (q.shape[0], self.num_heads, q.shape[2], k.shape[2]), q.dtype, attn_mask, key_padding_mask, is_causal,
+            unbatched, t0)
+        heads, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record)
         U = F.merge_heads(heads)                                              # (B, L, E) concatenated heads
         out = self.out_proj(U) if self.out_proj is not None else U            # (B, L, E)
         if cache is not None:                                                 # inference with a cache: no backward
             object.__setattr__(self, "_cache", None)
         else:
-            self._save(groups=groups, x=x, q=q, k=k, v=v, A=A, keep=kw["keep"], fixed=kw["weights"] is not None,
-                       U=U, O=out, positions=pos, unbatched=unbatched, S=(kw["record"] or {}).get("S"))
-        returned = self._returned_weights(A, kw["keep"], average_attn_weights, unbatched) if need_weights else None
+            self._save(groups=groups, x=x, q=q, k=k, v=v, A=A, keep=keep, fixed=weights is not None, U=U, O=out,
+                       positions=pos, unbatched=unbatched, S=None if record is None else record["S"])
+        returned = self._returned_weights(A, keep, average_attn_weights, unbatched) if need_weights else None
         return (out[0] if unbatched else out), returned
 
-    def _kernel_arguments(self, shape, dtype, attn_mask, key_padding_mask, is_causal, unbatched, offset) -> dict:
-        """The kernel's masks (``allowed``, ``bias``), dropout multiplier, overriding weights and record."""
-        kw = {"allowed": None, "bias": None, "keep": None, "weights": None, "record": {} if self._tracing else None}
+    def _kernel_arguments(self, shape, dtype, attn_mask, key_padding_mask, is_causal, unbatched, offset) -> tuple:
+        """The kernel's masks ``allowed`` and ``bias``, dropout multiplier, overriding weights and record."""
+        allowed = bias = keep = weights = None
         if attn_mask is not None or key_padding_mask is not None or is_causal:
             if unbatched and key_padding_mask is not None:
                 key_padding_mask = np.asarray(key_padding_mask)[None]
-            kw["allowed"], kw["bias"] = merge_masks(attn_mask, key_padding_mask, is_causal, shape, dtype, offset=offset)
+            allowed, bias = merge_masks(attn_mask, key_padding_mask, is_causal, shape, dtype, offset=offset)
         if self.training and self.dropout > 0.0:
-            kw["keep"] = F.dropout_scale(shape, self.dropout, self.rng, dtype)
+            keep = F.dropout_scale(shape, self.dropout, self.rng, dtype)
         if self._weights is not None:
-            kw["weights"] = self._broadcast_weights(shape)
-        return kw
+            weights = self._broadcast_weights(shape)
+        return allowed, bias, keep, weights, ({} if self._tracing else None)
 
     def _inputs(self, query, key, value):
         """Checked ``[query, key, value]`` as ``(B, T, E)`` arrays, the groups of shared inputs, ``unbatched``."""
         E, dt = self.embed_dim, self.in_proj_weight.dtype
-        raw, groups = (query, key, value), _groups(query, key, value)
+        raw = (query, key, value)
+        # Inputs that are the same object share one (fused) projection.
+        groups = ((0, 1, 2),) if query is key and key is value else ((0,), (1, 2)) if key is value else ((0,), (1,), (2,))
         x = [None, None, None]
         for g in groups:
             a = as_input(raw[g[0]], _NAMES[g[0]], _WHERE, dt, self.check_inputs)

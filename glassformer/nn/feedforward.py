@@ -57,7 +57,8 @@ class FeedForward(Module):
         self.activation_name = activation
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        x = as_input(x, "x", "FeedForward.forward", self.dtype, self.check_inputs)
+        if self.check_inputs:                                    # a child gets checked data from its parent
+            x = as_input(x, "x", "FeedForward.forward", self.dtype, True)
         G = self.activation(self.linear1(x))                     # (..., d_ff)
         self._save(G=G)
         return self.linear2(self.dropout(G))                     # (..., d_model)

@@ -38,7 +38,7 @@ from .reductions import lead_sum, row_sum
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
-    "gelu_tanh_backward", "tanh", "tanh_backward", "ACTIVATIONS", "dropout_scale", "dropout", "dropout_backward",
+    "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward", "project_heads", "project_heads_backward", "split_heads",
     "merge_heads", "sigmoid", "lstm_step", "lstm_step_backward",
@@ -72,61 +72,47 @@ def linear_backward(dy, x, weight, has_bias=True):
 
 
 # =========================================================================== activations
-# Every activation returns ``(y, saved)``, ``saved`` a dict of named arrays; its backward takes ``(dy, saved)``.
 def relu(x):
-    """``max(0, x)``; the derivative at exactly 0 is 0, as PyTorch's."""
+    """``max(0, x)``; returns ``(y, mask)``.  The derivative at exactly 0 is 0, as PyTorch's."""
     mask = x > 0
-    return x * mask, {"mask": mask}
+    return x * mask, mask
 
 
-def relu_backward(dy, saved):
-    return dy * saved["mask"]
+def relu_backward(dy, mask):
+    return dy * mask
 
 
 def gelu(x):
-    """``x Phi(x)`` with the exact normal CDF (Hendrycks & Gimpel, 2016)."""
+    """``x Phi(x)`` with the exact normal CDF (Hendrycks & Gimpel, 2016); returns ``(y, cdf)``."""
     cdf = 0.5 * (1.0 + erf(x * _INV_SQRT_2))
-    return x * cdf, {"x": x, "cdf": cdf}
+    return x * cdf, cdf
 
 
-def gelu_backward(dy, saved):
+def gelu_backward(dy, x, cdf):
     """``d/dx x Phi(x) = Phi(x) + x phi(x)``."""
-    x = saved["x"]
     pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-    return dy * (saved["cdf"] + x * pdf)
+    return dy * (cdf + x * pdf)
 
 
 def gelu_tanh(x):
-    """``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, PyTorch's ``approximate="tanh"``."""
+    """``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, PyTorch's ``approximate="tanh"``; returns ``(y, t)``."""
     inner = _SQRT_2_OVER_PI * (x + 0.044715 * x**3)
     t = np.tanh(inner)
-    return 0.5 * x * (1.0 + t), {"x": x, "t": t}
+    return 0.5 * x * (1.0 + t), t
 
 
-def gelu_tanh_backward(dy, saved):
-    x, t = saved["x"], saved["t"]
+def gelu_tanh_backward(dy, x, t):
     dinner = _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * x**2)
     return dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t**2) * dinner)
 
 
 def tanh(x):
-    y = np.tanh(x)
-    return y, {"y": y}
+    return np.tanh(x)
 
 
-def tanh_backward(dy, saved):
-    """``d tanh(x) = 1 - tanh(x)^2``."""
-    y = saved["y"]
+def tanh_backward(dy, y):
+    """``d tanh(x) = 1 - tanh(x)^2``, from ``y = tanh(x)``."""
     return dy * (1.0 - y * y)
-
-
-#: name -> (forward, backward), the names :func:`glassformer.nn.get_activation` accepts.
-ACTIVATIONS = {
-    "relu": (relu, relu_backward),
-    "gelu": (gelu, gelu_backward),
-    "gelu_tanh": (gelu_tanh, gelu_tanh_backward),
-    "tanh": (tanh, tanh_backward),
-}
 
 
 # =========================================================================== dropout
@@ -150,7 +136,7 @@ def layer_norm(x, weight, bias, eps: float):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (Ba et al., 2016).
 
     Biased variance (divide by D) and ``eps`` inside the square root, as ``torch.nn.LayerNorm``;
-    ``weight=None`` skips the affine part.  Returns ``(y, {"xhat": xhat, "rstd": rstd})``.
+    ``weight=None`` skips the affine part.  Returns ``(y, xhat, rstd)``.
     """
     n = x.shape[-1]
     xc = x - row_sum(x) / n                                     # (..., D) centred
@@ -162,19 +148,18 @@ def layer_norm(x, weight, bias, eps: float):
     xhat = xc
     xhat *= rstd                                                # in place: xc is not needed again
     if weight is None:
-        return xhat.copy(), {"xhat": xhat, "rstd": rstd}
+        return xhat.copy(), xhat, rstd
     y = xhat * weight
     y += bias
-    return y, {"xhat": xhat, "rstd": rstd}
+    return y, xhat, rstd
 
 
-def layer_norm_backward(dy, saved, weight):
+def layer_norm_backward(dy, xhat, rstd, weight):
     """Return ``(dx, dweight, dbias)`` (the last two None without ``weight``).
 
     ``dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))``: the derivative through the mean
     and the biased variance.
     """
-    xhat, rstd = saved["xhat"], saved["rstd"]
     n = xhat.shape[-1]
     dweight = dbias = None
     dxhat = dy

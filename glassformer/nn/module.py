@@ -111,8 +111,9 @@ class Module:
             raise AttributeError("call Module.__init__() before assigning attributes")
         mods = self.__dict__["_modules"]
         owner = self._inline_owner(name)
-        if owner is not None:                  # a name of an inline child's: assign it there
+        if owner is not None:                  # a name of an inline child's: assign it there, keep the alias
             setattr(owner, name, value)
+            object.__setattr__(self, name, value)
             return
         params.pop(name, None)
         mods.pop(name, None)
@@ -125,19 +126,12 @@ class Module:
             object.__setattr__(value, "check_inputs", False)   # the parent validates at the entry point
         object.__setattr__(self, name, value)
 
-    def __getattr__(self, name):
-        """Reach the parameters and children of inline children (called only when lookup failed)."""
-        owner = self._inline_owner(name)
-        if owner is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(owner, name)
-
     def _inline_owner(self, name: str):
         """The inline child that holds ``name`` as a parameter or child, or None."""
         d = self.__dict__
         for child in d.get("_inline", ()):
             inner = d["_modules"][child]
-            if name in inner._parameters or name in inner._modules or inner._inline_owner(name) is not None:
+            if name in inner._parameters or name in inner._modules:
                 return inner
         return None
 
@@ -145,11 +139,15 @@ class Module:
         """Name the parameters and children of child ``name`` as this module's own.
 
         ``state_dict`` and ``named_modules`` then skip the ``name.`` prefix, and ``self.<inner name>``
-        reaches them; the child itself still takes part in ``train()``, ``no_cache()`` and friends.
+        is the same object as ``self.<name>.<inner name>`` (an alias, not a registration); the child
+        itself still takes part in ``train()``, ``no_cache()`` and friends.
         """
         if name not in self._modules:
             raise AttributeError(f"{type(self).__name__}.inline: no child module named {name!r}")
         object.__setattr__(self, "_inline", self._inline + (name,))
+        child = self._modules[name]
+        for inner in (*child._parameters, *child._modules):
+            object.__setattr__(self, inner, getattr(child, inner))
 
     def __delattr__(self, name):
         self._parameters.pop(name, None)

@@ -68,15 +68,16 @@ class LayerNorm(Module):
             x = as_float_array(x, "x", where)
         check_last_dim(x, self.normalized_shape, "x", where)
         affine = self.elementwise_affine
-        y, saved = F.layer_norm(x, self.weight.data if affine else None, self.bias.data if affine else None, self.eps)
-        self._save(**saved)
+        y, xhat, rstd = F.layer_norm(x, self.weight.data if affine else None, self.bias.data if affine else None,
+                                     self.eps)
+        self._save(xhat=xhat, rstd=rstd)
         return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        saved = self._saved()
+        c = self._saved()
         if not self.elementwise_affine:
-            return F.layer_norm_backward(grad_output, saved, None)[0]
-        dx, dweight, dbias = F.layer_norm_backward(grad_output, saved, self.weight.data)
+            return F.layer_norm_backward(grad_output, c["xhat"], c["rstd"], None)[0]
+        dx, dweight, dbias = F.layer_norm_backward(grad_output, c["xhat"], c["rstd"], self.weight.data)
         self.weight.grad += dweight
         self.bias.grad += dbias
         return dx

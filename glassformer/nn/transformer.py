@@ -298,12 +298,10 @@ def _clone_layers(layer: Module, num_layers: int) -> ModuleList:
     return layers
 
 
-def _per_layer(cache, num_layers: int, where: str) -> list:
-    """One cache per layer (``None``: no cache anywhere)."""
-    if cache is None:
-        return [None] * num_layers
-    if len(cache) != num_layers:
-        raise InputError(f"{where}.forward: cache must hold one entry per layer ({num_layers}), got {len(cache)}")
+def _per_layer(cache, stack, where: str) -> list:
+    """The caches, checked: one per layer."""
+    if len(cache) != stack.num_layers:
+        raise InputError(f"{where}.forward: cache must hold one entry per layer ({stack.num_layers}), got {len(cache)}")
     return cache
 
 
@@ -326,7 +324,8 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None,
                 cache=None):
         x = as_input(src, "src", "TransformerEncoder.forward", self.dtype, self.check_inputs)
-        for layer, c in zip(self.layers, _per_layer(cache, self.num_layers, "TransformerEncoder")):
+        caches = [None] * self.num_layers if cache is None else _per_layer(cache, self, "TransformerEncoder")
+        for layer, c in zip(self.layers, caches):
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal,
                       positions=positions, cache=c)
         if self.norm is not None:
@@ -369,7 +368,8 @@ class TransformerDecoder(Module):
         where = "TransformerDecoder.forward"
         x = as_input(tgt, "tgt", where, self.dtype, self.check_inputs)
         memory = as_input(memory, "memory", where, self.dtype, self.check_inputs)
-        for layer, c in zip(self.layers, _per_layer(cache, self.num_layers, "TransformerDecoder")):
+        caches = [None] * self.num_layers if cache is None else _per_layer(cache, self, "TransformerDecoder")
+        for layer, c in zip(self.layers, caches):
             x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
                       tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal, cache=c)
