@@ -580,7 +580,8 @@ def _positions(kind: str) -> np.ndarray:
 def _positional_name(name: str) -> str:
     spec = REGISTRY[name]
     if spec.kind == "per_head":
-        return f"positional '{name}' gradcheck as the head hook of MultiheadAttention ({type(_build(name)[1]).__name__})"
+        hook = type(_build(name)[1]).__name__
+        return f"positional '{name}' gradcheck as the head hook of MultiheadAttention ({hook})"
     trainable = _build(name)[0].num_parameters() > 0
     return f"positional '{name}'" + (" gradcheck" if trainable else " fixed, closed form")
 

@@ -45,7 +45,8 @@ def _check_hook(hook, head_dim: int):
         raise InputError(f"MultiheadAttention: head_hook must have forward(q, k, positions) and "
                          f"backward(dq, dk, positions), got {type(hook).__name__}")
     if getattr(hook, "head_dim", head_dim) != head_dim:
-        raise InputError(f"MultiheadAttention: head_hook.head_dim ({hook.head_dim}) != embed_dim/num_heads ({head_dim})")
+        raise InputError(f"MultiheadAttention: head_hook.head_dim ({hook.head_dim}) != embed_dim/num_heads "
+                         f"({head_dim})")
     return hook
 
 
@@ -179,7 +180,10 @@ class MultiheadAttention(Module):
         E, dt = self.embed_dim, self.in_proj_weight.dtype
         raw = (query, key, value)
         # Inputs that are the same object share one (fused) projection.
-        groups = ((0, 1, 2),) if query is key and key is value else ((0,), (1, 2)) if key is value else ((0,), (1,), (2,))
+        if query is key and key is value:
+            groups = ((0, 1, 2),)
+        else:
+            groups = ((0,), (1, 2)) if key is value else ((0,), (1,), (2,))
         x = [None, None, None]
         for g in groups:
             a = as_input(raw[g[0]], _NAMES[g[0]], _WHERE, dt, self.check_inputs)

@@ -268,7 +268,8 @@ class TransformerDecoderLayer(Module):
         c = self._saved()
         out = {"self": self.self_attn.intermediates(), "cross": self.multihead_attn.intermediates()}
         arrays = dict(c, G=self.ffn.hidden())
-        out.update({k: np.array(arrays[k], copy=True) for k in ("U1", "T1", "R1", "U2", "T2", "R2", "G", "F", "T3", "H")})
+        names = ("U1", "T1", "R1", "U2", "T2", "R2", "G", "F", "T3", "H")
+        out.update({k: np.array(arrays[k], copy=True) for k in names})
         return out
 
     def extra_repr(self) -> str:
