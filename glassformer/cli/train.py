@@ -9,7 +9,7 @@ import click
 
 from ..errors import InputError
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, input_names, parse_interval,
-                      positional_options)
+                      positional_names, positional_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
@@ -33,7 +33,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(1), help="Training epochs (max).")
 @click.option("--positions", type=click.Choice(["index", "depth"]), default="index", show_default=True,
               help="Positions: sample index inside the window (1..T) or depth (file unit).")
-@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP)
+@click.option("--positional", default="sinusoidal", show_default=True, type=click.Choice(positional_names()),
+              help=POSITIONAL_HELP)
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
               help=WAVELENGTHS_HELP + "; --d-model must be 2 x their count.")
 @click.option("--d-model", default=16, show_default=True, type=click.IntRange(1), help="Model width d_model.")

@@ -27,7 +27,7 @@ from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
 from ..data.windows import make_windows
 from ..models import SequenceRegressor
-from ..nn.positional import SEED_WAVELENGTHS
+from ..nn.positional import CHAPTER_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
 from ..runs import prepare_run_dir, write_figures, write_json
 from ..wells import regression_metrics
@@ -47,7 +47,7 @@ def candidates() -> dict:
     """Named candidate wavelength sets (metres): the chapter's, the standard schedule, a geometric one,
     prior knowledge of the cycle, and long wavelengths only (a smooth function of depth)."""
     return {
-        "seed [2pi, 200pi]": list(SEED_WAVELENGTHS),
+        "seed [2pi, 200pi]": list(CHAPTER_WAVELENGTHS),
         "standard sinusoidal (base 10000)": geometric_wavelengths(2 * np.pi, 2 * np.pi * 10000 ** 0.75, 4),
         "geometric 2-64 m": geometric_wavelengths(2.0, 64.0, 4),
         "prior: 5 m cycle + longer": [CYCLE_M, 20.0, 100.0, 1000.0],
