@@ -36,9 +36,14 @@ from .splits import check_training_logs, forecast_logs, load_split
 from .tables import format_comparison_table, format_metrics_table
 
 __all__ = [
-    "BASELINE_NAMES", "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve",
-    "ensemble_quantiles", "fit_ensemble", "fit_member", "fit_pretrained_ensemble", "interval_coverage",
-    "prepare_core_well", "run_core_experiment", "run_ensemble_experiment", "split_cores", "PorosityPermeabilityTransform", "TrainingMean", "WellModel", "check_training_logs",
+    "BASELINE_NAMES", "PorosityPermeabilityTransform", "TrainingMean", "WellModel", "check_training_logs",
     "compare_wells", "evaluate_split", "forecast_logs", "format_comparison_table", "format_metrics_table",
     "load_split", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "with_seed",
+]
+
+# core plugs as targets, deep ensembles, P10/P50/P90 and their coverage
+__all__ += [
+    "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
+    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_core_well", "run_core_experiment",
+    "run_ensemble_experiment", "split_cores",
 ]

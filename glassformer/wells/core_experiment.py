@@ -270,7 +270,7 @@ def summary_lines(metrics: dict) -> list:
     lines += metrics["verdict"]
     for name, c in metrics["coverage"].items():
         t = c["test"]
-        lines.append(f"P10-P90 coverage of the {name} on the test plugs: {t['before']['coverage']:.0%} before and "
-                     f"{t['after']['coverage']:.0%} after calibration (nominal 80 %; scale {c['scale']:.3g} fitted "
-                     f"on {c['calibration']['n']} validation plugs)")
+        lines.append(f"P10-P90 coverage of the {name} on the {comp['split']}: {t['before']['coverage']:.0%} before "
+                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; scale {c['scale']:.3g} "
+                     f"fitted on {c['calibration']['n']} validation values)")
     return lines

@@ -81,12 +81,14 @@ def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_per
         extra["core_on_log"] = lambda: plots.plot_core_on_log(
             cw.log.depth, cw.log.curve(curve), cw.table.depth, cw.table.porosity, shifted_depth=shifted.depth,
             run=cw.table.run_labels, curve=curve, depth_unit=cw.log.depth_unit)
-    has_phi = cw.porosity is not None
     k = np.asarray(cw.log.curve(cw.target), dtype=float)
     write_figures(out, history=ens.first.model_.history_, extra=extra, depth_unit=cw.log.depth_unit,
-                  porosity=np.asarray(cw.log.curve(cw.porosity))[np.isfinite(k)] if has_phi else None,
-                  permeability=np.where(k > 0, k, np.nan)[np.isfinite(k)] if has_phi else None,
                   title=f"{title}, {selected} (member 1)")
+    if cw.porosity is not None:
+        plug = np.isfinite(k)
+        write_figures(out, porosity=np.asarray(cw.log.curve(cw.porosity))[plug],
+                      permeability=np.where(k > 0, k, np.nan)[plug], depth_unit=cw.log.depth_unit,
+                      title=f"core plugs on the log, {cw.target} against {cw.porosity},")
 
 
 def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
@@ -110,7 +112,7 @@ def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
     return fig
 
 
-def _coverage_figure(coverage, title):
+def _coverage_figure(coverage, title, where="test plugs"):
     from .. import plots
     from ..plots._common import _new_figure
 
@@ -120,6 +122,6 @@ def _coverage_figure(coverage, title):
         curve = c["curve_test"]
         plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
                                                f"after calibration (x{c['scale']:.3g})": curve["after"]},
-                            n=curve["n"], ax=ax, title=f"{name}\ntest plugs")
+                            n=curve["n"], ax=ax, title=f"{name}\n{where}")
     fig.suptitle(f"{title}: coverage of the ensemble's intervals")
     return fig

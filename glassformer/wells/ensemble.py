@@ -340,7 +340,8 @@ def fit_pretrained_ensemble(wm: WellModel, pretrain_logs, pretrain_target: str, 
                    init=[r["folder"] for r in pre_results])
     results = _run(tasks, engine)
     info = {"seeds": seeds, "members": _public(results), "pretrained": {
-        "target": str(pretrain_target).upper(), "wells": [g.name for g in pretrain_logs], "epochs": int(pretrain_epochs),
+        "target": str(pretrain_target).upper(), "wells": [g.name for g in pretrain_logs],
+        "epochs": int(pretrain_epochs),
         "windows": pre_results[0]["training"]["n_train_windows"], "finetune_lr": lr, "members": _public(pre_results)}}
     ens = DeepEnsemble(_members(wm, results), info=info, folders=[r["folder"] for r in results])
     if calibrate and validation_logs:

@@ -171,4 +171,4 @@ def _figures(out, ens, show, rows, metrics, boundary, title) -> None:
 
     write_figures(out, history=ens.first.model_.history_, depth_unit=show.depth_unit, title=title,
                   extra={"interval_vs_depth": band,
-                         "coverage": lambda: _coverage_figure(metrics["coverage"], title)})
+                         "coverage": lambda: _coverage_figure(metrics["coverage"], title, "test data")})

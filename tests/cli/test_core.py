@@ -113,7 +113,8 @@ def test_log_target_ensemble_on_a_blind_well(files, tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["--core-depth", "NOPE"], "depth column 'NOPE' not found; columns: DEPTH, CORE_NO, CPOR, CKHL"),
     (["--core-target", "KHOR"], "permeability column 'KHOR' not found; columns: DEPTH, CORE_NO, CPOR, CKHL"),
-    (["--test-cores", "9", "--validation-cores", "1"], "test core(s) 9 not in the core table; its cores are 1, 2, 3, 4"),
+    (["--test-cores", "9", "--validation-cores", "1"],
+     "test core(s) 9 not in the core table; its cores are 1, 2, 3, 4"),
     (["--test-cores", "2"], "give the validation cores"),
     (["--depth-shift", "1:0.5"], "--depth-shift must be RUN=SHIFT"),
     (["--depth-shift", "8=0.5"], "depth shifts given for unknown run(s) 8"),
