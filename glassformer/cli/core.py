@@ -40,7 +40,7 @@ _OPTIONS = [
                       "depth shift."),
     click.option("--match-depth", default="PHIF", show_default=True,
                  help="Log curve correlated with core porosity to estimate each core's depth shift."),
-    click.option("--no-depth-match", is_flag=True, help="Use the core depths as measured (no shifts)."),
+    click.option("--no-depth-match", is_flag=True, default=False, help="Use the core depths as measured (no shifts)."),
     click.option("--depth-shift", multiple=True, metavar="RUN=SHIFT",
                  help="Set a core's depth shift (depth unit, + = deeper) instead of the estimate; repeat per core."),
     click.option("--shift-window", default=2.0, show_default=True, type=click.FloatRange(min=0),

@@ -65,6 +65,12 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     log10 k on porosity) and the training mean, on the same split.
 
     \b
+    Core: with --core CORE.csv the target is the core permeability (--core-target), matched to the
+    log per core run and scored at held-out cores only; a deep ensemble (--ensemble, default 5)
+    gives P10/P50/P90, calibrated on the validation cores. --ensemble K without --core does the
+    same on the log target, calibrated on --validation-data or --validation-depth.
+
+    \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
     (SIGINT) or SIGTERM saves a checkpoint, prints one line with the command that resumes, and
     exits with status 130 (SIGINT) or 143 (SIGTERM); --resume continues to the same parameters as

@@ -192,7 +192,10 @@ def _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, pred
                        "note": (f"Scored only at plug depths: the {split.counts()['test']} test plugs where every "
                                 "model has a prediction. The transformers' values are their ensembles' P50 (mean of "
                                 f"{len(next(iter(ensembles.values())))} members). train_s: wall-clock fit time on this "
-                                "machine (ensembles: all members; pretrained: pretraining included).")},
+                                "machine (ensembles: all members; pretrained: pretraining included). The settings "
+                                "are fixed in code (the transformer's defaults, the seeds, the split rule, the tree "
+                                "settings), not chosen on these plugs; the ensemble saved for predict is the one with "
+                                "the lower validation RMSE.")},
         "validation_table": scores["validation"],
         "train_table": scores["train"],
         "coverage": coverage,
