@@ -133,16 +133,19 @@ def _wavelengths(values, *, required: bool) -> list:
 
 
 class GreedyCommand(click.Command):
-    """A command whose ``--inputs`` (and ``--wavelengths``) take several space-separated values:
-    ``--inputs PHIF VSH SW``.
+    """A command whose ``--inputs`` (and ``--wavelengths``, ``--pretrain-data``, ``--test-cores``,
+    ``--validation-cores``) take several space-separated values: ``--inputs PHIF VSH SW``.
 
     Click options take a fixed number of values, so the arguments are rewritten to
     ``--inputs PHIF --inputs VSH --inputs SW`` (a ``multiple=True`` option) before parsing.
     """
 
-    greedy = ("--inputs", "--wavelengths")
+    greedy = ("--inputs", "--wavelengths", "--pretrain-data", "--test-cores", "--validation-cores")
     examples = {"--inputs": "curve mnemonic, e.g. --inputs PHIF VSH SW",
-                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64"}
+                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64",
+                "--pretrain-data": "well file, e.g. --pretrain-data F-1A.las F-1B.las",
+                "--test-cores": "core (run) number, e.g. --test-cores 2 4",
+                "--validation-cores": "core (run) number, e.g. --validation-cores 5"}
 
     def parse_args(self, ctx, args):
         def value(opt, token):

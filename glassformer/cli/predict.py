@@ -23,7 +23,8 @@ def predict(model_dir, data, out, depth_range, overwrite):
     """Predict the target log of a well with a trained model.
 
     Writes one prediction per depth sample (NaN where an input is missing), in mD
-    (and log10 mD when the model was trained with --log-target).
+    (and log10 mD when the model was trained with --log-target).  A run trained with
+    --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
     """
     import numpy as np
     import pandas as pd
@@ -31,6 +32,7 @@ def predict(model_dir, data, out, depth_range, overwrite):
     from .. import io
     from ..data import read_well, write_las
     from ..wells import WellModel
+    from .core import load_ensemble, quantile_columns
 
     out = Path(out)
     if out.resolve() == Path(data).resolve() or (out.exists() and out.samefile(data)):
@@ -39,11 +41,13 @@ def predict(model_dir, data, out, depth_range, overwrite):
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
-    wm = WellModel.load(model_dir)
+    ens = load_ensemble(model_dir)
+    wm = ens.first if ens is not None else WellModel.load(model_dir)
     log = read_well(data)
     if depth_range:
         log = log.interval(*parse_interval(depth_range, "--depth"))
-    pred = wm.predict_log(log)
+    quantiles = ens.predict_quantiles(log) if ens is not None else None
+    pred = quantiles["P50"] if ens is not None else wm.predict_log(log)
     name = f"{wm.target_name}_PRED"
     cols, units = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}
     if wm.log_target:
@@ -52,12 +56,15 @@ def predict(model_dir, data, out, depth_range, overwrite):
     else:
         cols[name] = pred
     units[name] = "mD"
+    about = {}
+    if quantiles is not None:
+        cols, units, about = quantile_columns(cols, units, wm, quantiles, ens)
     if out.suffix.lower() == ".csv":
         io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
     else:
         model = getattr(wm.model_, "source_", None) or type(wm.model_).__name__
         new = {k: v for k, v in cols.items() if k != "DEPTH"}
         about = {**{m: "model input" for m in wm.input_names},
-                 **{k: f"glassformer prediction (model {model})" for k in new}}
+                 **{k: f"glassformer prediction (model {model})" for k in new}, **about}
         write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
     click.echo(f"Wrote {out}: {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted ({name}, mD)")
