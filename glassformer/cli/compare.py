@@ -6,8 +6,8 @@ from __future__ import annotations
 import click
 
 from ..errors import InputError
-from .options import (GreedyCommand, dataset_from_options, input_names, positional_names, positional_options,
-                      well_options)
+from .options import (GreedyCommand, dataset_from_options, implied_d_model, input_names, positional_names,
+                      positional_options, well_options)
 
 
 @click.command("compare", cls=GreedyCommand)
@@ -15,6 +15,9 @@ from .options import (GreedyCommand, dataset_from_options, input_names, position
               help="Compare on a demonstration's data instead of --data: porosity (7 + 7 depths), "
                    "synthetic-wells (100 wells) or real-wells (both Volve splits).")
 @well_options
+@click.option("--validation-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Whole wells on which the networks' early stopping is measured (default: the deepest 10 %% of "
+                   "each training interval).")
 @click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
 @click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
@@ -25,7 +28,7 @@ from .options import (GreedyCommand, dataset_from_options, input_names, position
               help="Maximum epochs of both networks [30 on --data; the demo's own with --demo].")
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
-@click.option("--positional", default="sinusoidal", show_default=True,
+@click.option("--positional", default="sinusoidal", show_default=True, type=click.Choice(positional_names()),
               help=f"Transformer positional encoding (--data only; positions are sample indices 1..T): "
                    f"{', '.join(positional_names())}. 'wavelengths' needs --wavelengths.")
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
@@ -37,7 +40,7 @@ from .options import (GreedyCommand, dataset_from_options, input_names, position
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def compare(demo_name, data, manifest, train_depth, test_depth, test_data, val_data, val_depth, aliases, validation,
+def compare(demo_name, data, manifest, train_depth, test_depth, test_data, aliases, validation_split, validation_data,
             inputs, target, log_target, window, stride, epochs, hidden_size, positional, wavelengths, n_seeds, out,
             overwrite, progress):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
@@ -67,8 +70,8 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, val_d
     if missing:
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
     wells = dict(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth, test_data=test_data,
-                 val_data=val_data, val_depth=val_depth, aliases=aliases)
-    _compare_wells(wells, input_names(inputs), target, log_target, validation, window, stride, epochs or 30,
+                 val_data=validation_data, aliases=aliases)
+    _compare_wells(wells, input_names(inputs), target, log_target, validation_split, window, stride, epochs or 30,
                    hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress)
     click.echo(f"Wrote {out}")
 
@@ -83,8 +86,8 @@ def _compare_wells(wells, names, target, log_target, validation, window, stride,
 
     opts = positional_options(positional, wavelengths, "index", window, None)
     model = SequenceRegressor(positional=positional, positional_options=opts)
-    if positional == "wavelengths":               # d_model follows the number of wavelengths
-        model.set_params(d_model=2 * len(opts["wavelengths"]))
+    if implied_d_model(positional, opts) is not None:       # e.g. 2 x the number of wavelengths
+        model.set_params(d_model=implied_d_model(positional, opts))
     clone(model).build_network(len(names))        # bad model options fail before --out exists
     ds = dataset_from_options(**wells, inputs=names, target=target, window=window)
     test_logs = ds.test

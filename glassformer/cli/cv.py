@@ -33,7 +33,7 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
 @click.option("--lstm/--no-lstm", default=True, show_default=True, help="Train the bidirectional LSTM too.")
-@click.option("--validation", type=click.Choice(["deepest", "none"]), default="deepest", show_default=True,
+@click.option("--validation-split", type=click.Choice(["deepest", "none"]), default="deepest", show_default=True,
               help="Early stopping on the deepest 10 %% of each training well, or none (the training loss).")
 @click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
               help="Seeds per fold (42, 0, 1, ...); records average over them.")
@@ -42,7 +42,7 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
 def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, window, stride, epochs, hidden_size, lstm,
-       validation, n_seeds, jobs, scheduler, out, overwrite, progress):
+       validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
     """Cross-validate on blind wells: every well is predicted by models trained on the others.
 
     Leave-one-well-out by default (--folds K for grouped K-fold).  In every fold the transformer,
@@ -72,7 +72,7 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, wind
     too_short = [g.name for g in wells if len(g) < window]
     if too_short:
         raise InputError(f"--window {window}: longer than the interval of {', '.join(too_short)}")
-    wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, validation=validation,
+    wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, validation=validation_split,
                    model=SequenceRegressor(epochs=epochs, progress=progress),
                    lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress) if lstm else None)
     config = {"data": [str(p) for p in data], "manifest": manifest, "depth": list(depth), "aliases": list(aliases),

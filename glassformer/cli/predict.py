@@ -36,13 +36,16 @@ def predict(model_dir, data, out, depth_range, aliases, depth_unit, overwrite):
 
     Writes one prediction per depth sample (NaN where an input is missing), in mD (and log10 mD
     when the model was trained with --log-target), and a flag curve <TARGET>_OOR: 1 where an
-    input lies outside its training range (0.5-99.5 percentiles), 0 inside.  Exits with status 2
-    when an input's unit contradicts the model's (e.g. porosity in % for a v/v model).
+    input lies outside its training range (0.5-99.5 percentiles), 0 inside.  A run trained with
+    --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
+    Exits with status 2 when an input's unit contradicts the model's (e.g. porosity in % for a
+    v/v model).
     """
     import numpy as np
 
     from ..data import read_well, with_requested_names
     from ..wells import WellModel, check_inputs
+    from .core import load_ensemble
 
     out = Path(out)
     if out.resolve() == Path(data).resolve() or (out.exists() and out.samefile(data)):
@@ -51,12 +54,14 @@ def predict(model_dir, data, out, depth_range, aliases, depth_unit, overwrite):
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
-    wm = WellModel.load(model_dir)
+    ens = load_ensemble(model_dir)
+    wm = ens.first if ens is not None else WellModel.load(model_dir)
     log = read_well(data)
     if depth_range:
         log = log.interval(*parse_interval(depth_range, "--depth"))
     log, used = with_requested_names(log, wm.input_names, list(aliases))
-    check = check_inputs(wm.training_data_, log, positions=wm.positions, depth_unit=depth_unit, window=wm.window)
+    check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
+                         window=wm.window)
     for line in check.notes:
         click.echo(f"note: {line}")
     for line in check.warnings:
@@ -64,20 +69,22 @@ def predict(model_dir, data, out, depth_range, aliases, depth_unit, overwrite):
     for asked, curve in used.items():
         if asked != curve:
             click.echo(f"note: {data}: input {asked} read from curve {curve}")
-    pred = wm.predict_log(check.log)
-    _write(out, log, wm, pred, check.out_of_range, model_dir)
+    quantiles = ens.predict_quantiles(check.log) if ens is not None else None
+    pred = quantiles["P50"] if ens is not None else wm.predict_log(check.log)
+    _write(out, log, wm, pred, check.out_of_range, quantiles, ens)
     name = f"{wm.target_name}_PRED"
     click.echo(f"Wrote {out}: {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted ({name}, mD); "
                f"{check.summary(wm.target_name)}")
 
 
-def _write(out: Path, log, wm, pred, flag, model_dir) -> None:
-    """The predictions (and the flag curve) beside the well's own depths, as CSV or LAS."""
+def _write(out: Path, log, wm, pred, flag, quantiles, ens) -> None:
+    """The predictions (quantiles of an ensemble, the flag curve) beside the well's own depths, as CSV or LAS."""
     import numpy as np
     import pandas as pd
 
     from .. import io
     from ..data import write_las
+    from .core import quantile_columns
 
     name = f"{wm.target_name}_PRED"
     cols, units = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}
@@ -87,6 +94,9 @@ def _write(out: Path, log, wm, pred, flag, model_dir) -> None:
     else:
         cols[name] = pred
     units[name] = "mD"
+    about = {}
+    if quantiles is not None:
+        cols, units, about = quantile_columns(cols, units, wm, quantiles, ens)
     oor = f"{wm.target_name}_OOR"
     cols[oor], units[oor] = flag, ""
     if out.suffix.lower() == ".csv":
@@ -95,6 +105,6 @@ def _write(out: Path, log, wm, pred, flag, model_dir) -> None:
     model = getattr(wm.model_, "source_", None) or type(wm.model_).__name__
     new = {k: v for k, v in cols.items() if k != "DEPTH"}
     about = {**{m: "model input" for m in wm.input_names},
-             **{k: f"glassformer prediction (model {model})" for k in new},
+             **{k: f"glassformer prediction (model {model})" for k in new}, **about,
              oor: "1 = an input outside its training range (0.5-99.5 percentiles), 0 = inside"}
     write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)

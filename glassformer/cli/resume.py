@@ -27,7 +27,7 @@ def run_signature(params: dict) -> dict:
     for key, value in params.items():
         if key in _RESUME_FREE:
             continue
-        if key in ("data", "test_data", "val_data"):
+        if key in ("data", "test_data", "validation_data", "pretrain_data"):
             value = [str(Path(v).resolve()) for v in value]
         elif key == "manifest" and value:
             value = str(Path(value).resolve())

@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
-                      positional_options, well_options)
+                      positional_names, positional_options, well_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
@@ -18,7 +19,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--inputs", required=True, multiple=True,
               help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (the first is taken as porosity for the "
                    "porosity-permeability baseline).")
-@click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
+                                              "without --core).")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2),
@@ -27,7 +29,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(1), help="Training epochs (max).")
 @click.option("--positions", type=click.Choice(["index", "depth"]), default="index", show_default=True,
               help="Positions: sample index inside the window (1..T) or depth (file unit).")
-@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP)
+@click.option("--positional", default="sinusoidal", show_default=True, type=click.Choice(positional_names()),
+              help=POSITIONAL_HELP)
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
               help=WAVELENGTHS_HELP + "; --d-model must be 2 x their count.")
 @click.option("--d-model", default=16, show_default=True, type=click.IntRange(1), help="Model width d_model.")
@@ -44,18 +47,25 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
-def train(data, manifest, train_depth, test_depth, test_data, val_data, val_depth, aliases, validation, inputs, target,
-          log_target, window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out,
-          overwrite, progress, checkpoint_every, resume):
+@core_options
+def train(data, manifest, train_depth, test_depth, test_data, aliases, validation_split, inputs, target, log_target,
+          window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite,
+          progress, checkpoint_every, resume, **core):
     """Train a transformer on well logs and report it beside the baselines.
 
     Each well keeps its own interval (--train-depth WELL=TOP:BASE, or a --manifest); by default a
     well's whole valid log.  Scaling is fitted on the training intervals only; NaN targets (gaps,
     LAS nulls) are masked out of the loss; windows never cross gaps or wells; early stopping
-    watches the deepest 10 % of each training interval (or --val-data wells).  Metrics (RMSE, MAE
-    in the target's units, R²; pooled and per test well) are for the transformer, random forest
-    and gradient boosting (with and without depth context), the porosity-permeability transform
-    (linear regression of log10 k on porosity) and the training mean, on the same split.
+    watches the deepest 10 % of each training interval (or --validation-data wells).  Metrics
+    (RMSE, MAE in the target's units, R²; pooled and per test well) are for the transformer,
+    random forest and gradient boosting (with and without depth context), the porosity-permeability
+    transform (linear regression of log10 k on porosity) and the training mean, on the same split.
+
+    \b
+    Core: with --core CORE.csv the target is the core permeability (--core-target), matched to the
+    log per core run and scored at held-out cores only; a deep ensemble (--ensemble, default 5)
+    gives P10/P50/P90, calibrated on the validation cores. --ensemble K without --core does the
+    same on the log target, calibrated on --validation-data or --validation-depth.
 
     \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
@@ -73,6 +83,14 @@ def train(data, manifest, train_depth, test_depth, test_data, val_data, val_dept
     from ..wells import WellModel, run_well_experiment
 
     ctx = click.get_current_context()
+    check_core_use(ctx.params)
+    if core["core"] is not None:
+        check_out_folder(out, overwrite=overwrite)
+        return run_core_command(ctx.params, names=input_names(inputs), log_target=log_target,
+                                model=transformer_from_options(ctx.params), window=window, stride=stride,
+                                positions=positions)
+    if target is None:
+        raise click.UsageError("Missing option '--target' (or give --core to learn from core plugs).")
     callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
                                 config={"command": "train", "options": run_signature(ctx.params)})]
     resuming_here = False
@@ -85,9 +103,10 @@ def train(data, manifest, train_depth, test_depth, test_data, val_data, val_dept
     if str(target).strip().upper() in {m.upper() for m in names}:
         raise InputError(f"--target {target} is also one of --inputs {' '.join(names)}; the model would "
                          "see the answer (choose inputs without the target)")
+    ensemble = bool(core["ensemble"])            # an ensemble reads and calibrates on its validation data itself
     ds = dataset_from_options(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth,
-                              test_data=test_data, val_data=val_data, val_depth=val_depth, aliases=aliases,
-                              inputs=names, target=target, window=window)
+                              test_data=test_data, val_data=() if ensemble else core["validation_data"],
+                              aliases=aliases, inputs=names, target=target, window=window)
     test_logs = ds.test
     if not test_logs:
         test_logs = ds.train
@@ -100,17 +119,20 @@ def train(data, manifest, train_depth, test_depth, test_data, val_data, val_dept
                               lr=lr, epochs=epochs, random_state=seed, progress=progress)
     clone(model).build_network(len(names))      # bad model options fail before --out exists
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
-                   model=model, validation=validation)
+                   model=model, validation=validation_split)
+    if ensemble:
+        return run_ensemble_command(ctx.params, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
+                                    boundary=ds.boundary)
     wells = [*ds.train, *ds.val, *ds.test]
     try:
         run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,
                             boundary=ds.boundary, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None,
                             overwrite=True, callbacks=callbacks, val_logs=ds.val,
                             config={"command": "train", "data": [str(p) for p in data], "manifest": manifest,
-                                    "test_data": [str(p) for p in test_data], "val_data": [str(p) for p in val_data],
+                                    "test_data": [str(p) for p in test_data],
+                                    "validation_data": [str(p) for p in core["validation_data"]],
                                     "train_depth": list(train_depth), "test_depth": list(test_depth),
-                                    "val_depth": list(val_depth), "aliases": list(aliases),
-                                    "curves_used": ds.curves_used})
+                                    "aliases": list(aliases), "curves_used": ds.curves_used})
     except TrainingInterrupted as exc:
         click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
                    f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)

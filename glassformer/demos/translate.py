@@ -1,8 +1,8 @@
 """English -> French translation on real Tatoeba sentence pairs, trained with real gradients.
 
-Seed 003 describes the encoder-decoder and greedy translation but trains with random numbers as
-gradients.  This demo trains :class:`~glassformer.models.seq2seq.Seq2SeqTransformer` on pairs from
-``../shared/data/text/fra-eng/fra.txt`` and measures it:
+The encoder-decoder and greedy translation of Vaswani et al. (2017), trained with real gradients:
+this demo trains :class:`~glassformer.models.seq2seq.Seq2SeqTransformer` on pairs from
+``text/fra-eng/fra.txt`` of the data folder and measures it:
 
 * data: pairs with at most 8 words on each side (127,422), split deterministically by
   :func:`glassformer.text.split_pairs` (grouped by English sentence, ``seed``): 1,000 test pairs,

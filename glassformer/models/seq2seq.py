@@ -1,4 +1,4 @@
-"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3; seed 003's full model).
+"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3).
 
 ::
 
@@ -9,7 +9,8 @@
     logits = H W_out^T + b_out                                  (batch, T, tgt_vocab)
 
 Source and target have their own embedding tables and their own positional slice, so their
-lengths may differ (seed 003 shared one of each; see ../shared/seeds/README.md).  With
+lengths may differ (sharing one table between two languages, or one slice between two lengths, is
+a common bug of tutorial implementations).  With
 ``tie_output=True`` the output projection *is* the target embedding table (Press & Wolf, 2017):
 one Parameter used twice, so its gradient is the sum of both uses.
 
@@ -17,7 +18,8 @@ Training uses teacher forcing (:func:`fit_seq2seq`): the decoder reads ``BOS y_1
 scored against ``y_1 .. y_n EOS`` with label-smoothed cross-entropy, Adam and the Noam warmup
 schedule, on batches bucketed by length.  Decoding (greedy and beam search) lives in
 :mod:`glassformer.decoding` and uses the incremental methods :meth:`Seq2SeqTransformer.start_decoding`
-and :meth:`Seq2SeqTransformer.decode_step` (a key/value cache, :mod:`glassformer.nn.kv_cache`).
+and :meth:`Seq2SeqTransformer.decode_step` (the same decoder with a key/value cache,
+:mod:`glassformer.nn.kv_cache`).
 
 State-dict names: ``src_embed.embedding.weight``, ``tgt_embed.embedding.weight``, ``src_pos.*`` /
 ``tgt_pos.*`` (learned positions only), ``encoder.layers.<i>.*`` and ``decoder.layers.<i>.*`` with
@@ -36,11 +38,11 @@ from ..errors import InputError, ShapeError
 from ..train.losses import CrossEntropyLoss
 from ..nn.dropout import Dropout
 from ..nn.input_embedding import TokenEmbedding
-from ..nn.kv_cache import AttentionCache, cross_attention_kv, decoder_layer_step
+from ..nn.kv_cache import AttentionCache
 from ..nn.linear import Linear
 from ..nn.module import Module, make_rng
 from ..nn.normalization import LayerNorm
-from ..nn.positional import get_positional_encoding
+from ..nn.positional import build_positional
 from ..nn.transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
 from .persistence import load_configured, save_configured
@@ -70,24 +72,33 @@ class DecoderState:
 
     Attributes
     ----------
+    memory : ndarray (batch, S, d_model)
+        The encoder output.
     self_caches : list of AttentionCache
         Keys/values of the target positions decoded so far, one per decoder layer.
     memory_kv : list of AttentionCache
-        Cross-attention keys/values of the encoder output, one per decoder layer.
+        Cross-attention keys/values of the encoder output (static: projected at the first step),
+        one per decoder layer.
     src_pad : bool ndarray (batch, S)
         True at padded source positions.
     step : int
         Number of target positions consumed.
     """
 
-    def __init__(self, self_caches, memory_kv, src_pad):
-        self.self_caches, self.memory_kv, self.src_pad = self_caches, memory_kv, src_pad
+    def __init__(self, memory, self_caches, memory_kv, src_pad):
+        self.memory, self.self_caches, self.memory_kv, self.src_pad = memory, self_caches, memory_kv, src_pad
         self.step = 0
+
+    @property
+    def layer_caches(self) -> list:
+        """``(self-attention cache, cross-attention cache)`` per decoder layer."""
+        return list(zip(self.self_caches, self.memory_kv))
 
     def reorder(self, index) -> None:
         """Keep batch rows ``index`` (beam search: the parents of the surviving hypotheses)."""
         for c in self.self_caches + self.memory_kv:
             c.reorder(index)
+        self.memory = self.memory[index]
         self.src_pad = self.src_pad[index]
 
 
@@ -159,9 +170,8 @@ class Seq2SeqTransformer(Module):
         self.tgt_embed = TokenEmbedding(tgt_vocab, d_model, padding_idx=pad_id, rng=gen, dtype=dt)
         for emb in (self.src_embed, self.tgt_embed):
             emb.embedding.weight.data *= np.asarray(d_model ** -0.5, dtype=dt)
-        opts = {"max_len": max_len} if positional == "learned" else {}
-        self.src_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
-        self.tgt_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
+        self.src_pos = build_positional(positional, d_model, nhead, rng=gen, dtype=dt, max_len=max_len)[0]
+        self.tgt_pos = build_positional(positional, d_model, nhead, rng=gen, dtype=dt, max_len=max_len)[0]
         self.src_dropout = Dropout(p, rng=gen)
         self.tgt_dropout = Dropout(p, rng=gen)
         enc_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, p, activation, norm_first=norm_first,
@@ -240,7 +250,8 @@ class Seq2SeqTransformer(Module):
         try:
             src = _check_ids(src_ids, "src_ids", "Seq2SeqTransformer.trace", self.src_vocab)
             tgt = _check_ids(tgt_in_ids, "tgt_in_ids", "Seq2SeqTransformer.trace", self.tgt_vocab)
-            logits = self.forward(src, tgt)
+            with self.tracing():
+                logits = self.forward(src, tgt)
             arrays = {}
             for side, emb, pos, ids in (("src", self.src_embed, self.src_pos, src),
                                         ("tgt", self.tgt_embed, self.tgt_pos, tgt)):
@@ -271,8 +282,9 @@ class Seq2SeqTransformer(Module):
         Call in ``eval()`` mode inside ``no_cache()`` (as :mod:`glassformer.decoding` does).
         """
         memory, src_pad = self.encode(src_ids)
-        kv = [cross_attention_kv(layer.multihead_attn, memory) for layer in self.decoder.layers]
-        return DecoderState([AttentionCache() for _ in self.decoder.layers], kv, src_pad)
+        n = len(self.decoder.layers)
+        return DecoderState(memory, [AttentionCache() for _ in range(n)],
+                            [AttentionCache(static=True) for _ in range(n)], src_pad)
 
     def decode_step(self, state: DecoderState, tokens) -> np.ndarray:
         """Feed the next target token of every row, ``tokens (batch,)``; return next-token logits ``(batch, V)``.
@@ -284,10 +296,8 @@ class Seq2SeqTransformer(Module):
         t = state.step
         pos = self.tgt_pos.forward(np.array([t]))
         x = self.tgt_embed(tokens) + pos
-        for layer, cache, kv in zip(self.decoder.layers, state.self_caches, state.memory_kv):
-            x = decoder_layer_step(layer, x, cache, kv, state.src_pad)
-        if self.decoder.norm is not None:
-            x = self.decoder.norm(x)
+        x = self.decoder(x, state.memory, memory_key_padding_mask=state.src_pad, tgt_is_causal=True,
+                         cache=state.layer_caches)
         state.step += 1
         return self.generator(x)[:, 0]
 

@@ -5,14 +5,22 @@ module                 what it holds
 =====================  ========================================================================
 ``model``              :class:`WellModel`: scale, window, fit, predict a whole log, save / load
 ``baselines``          the field's porosity-permeability transform and the training mean
-``tree_baselines``     random forest and gradient boosting on whole logs, with and without rolling context
+``tree_baselines``     tree ensembles on whole logs, with and without rolling depth context
 ``evaluation``         metrics per split and per well (RMSE, MAE, R², n), their spread over seeds
 ``splits``             training / test intervals of wells, validation blocks, checks before fitting
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
-``cv``                 blind-well cross-validation: leave one well out, or grouped K-fold
+``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
 ``tables``             the plain-text tables the CLI prints
+``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
+``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
+``trees``              random forest and gradient boosting on neighbouring depths (core targets)
+``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
+``core_scoring``       baselines at core depths, metrics at plug depths only
+``core_experiment``    a complete core run folder (``glassformer train --core``)
+``core_report``        coverage before and after calibration, the verdict in words, the figures
+``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
 =====================  ========================================================================
 
 ``glassformer train``, ``predict``, ``compare`` and ``cv`` and the well demos are thin layers over this
@@ -21,7 +29,12 @@ package; a Python user does the same with :class:`WellModel` and :func:`run_well
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean
 from .checks import InputCheck, check_inputs, training_record
+from .core_experiment import run_core_experiment
+from .core_split import CoreSplit, CoreWell, prepare_core_well, split_cores
 from .dataset import WellDataset, WellEntry, build_dataset, read_manifest
+from .ensemble import DeepEnsemble, fit_ensemble, fit_member, fit_pretrained_ensemble
+from .ensemble_experiment import run_ensemble_experiment
+from .intervals import ConformalScale, coverage_curve, ensemble_quantiles, interval_coverage
 from .evaluation import evaluate_split, metrics_by_well, regression_metrics, summarise_runs
 from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
@@ -30,10 +43,17 @@ from .tables import format_comparison_table, format_metrics_table, format_per_we
 from .tree_baselines import TREE_BASELINE_NAMES, TreeBaseline, rolling_context
 
 __all__ = [
-    "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_BASELINE_NAMES", "TrainingMean", "TreeBaseline",
-    "WellDataset", "WellEntry", "WellModel", "build_dataset", "check_inputs", "check_training_logs",
-    "choose_validation", "compare_wells", "rolling_context", "deepest_blocks", "evaluate_split", "forecast_logs",
+    "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_BASELINE_NAMES", "TrainingMean",
+    "TreeBaseline", "WellDataset", "WellEntry", "WellModel", "build_dataset", "check_inputs", "check_training_logs",
+    "choose_validation", "compare_wells", "deepest_blocks", "evaluate_split", "forecast_logs",
     "format_comparison_table", "format_metrics_table", "format_per_well_table", "load_split", "metrics_by_well",
-    "read_manifest", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "training_record",
-    "verdict", "with_seed",
+    "read_manifest", "regression_metrics", "rolling_context", "run_well_experiment", "seed_list", "summarise_runs",
+    "training_record", "verdict", "with_seed",
+]
+
+# core plugs as targets, deep ensembles, P10/P50/P90 and their coverage
+__all__ += [
+    "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
+    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_core_well", "run_core_experiment",
+    "run_ensemble_experiment", "split_cores",
 ]

@@ -65,6 +65,8 @@ class WellDataset:
         Well name -> {asked mnemonic: the file's mnemonic used}.
     boundary : float or None
         The train/forecast depth of a single-well depth split (for figures), else None.
+    wells : list of WellLog
+        The training wells whole (uncut), in the order given.
     """
 
     train: list
@@ -72,6 +74,7 @@ class WellDataset:
     test: list = field(default_factory=list)
     curves_used: dict = field(default_factory=dict)
     boundary: float | None = None
+    wells: list = field(default_factory=list)
 
     def describe(self) -> dict:
         """The wells and intervals of each role, and the curves used, for config.json."""
@@ -277,7 +280,9 @@ def _assemble(items, names, window: int | None, curves_used: dict) -> WellDatase
     if parts["test"] and id(parts["test"][0][0]) in trained:
         top, base, _ = trained[id(parts["test"][0][0])][0]
         boundary = base if float(parts["test"][0][1].depth[0]) >= top else top
-    return WellDataset(train, [p for _, p in parts["val"]], [p for _, p in parts["test"]], curves_used, boundary)
+    whole = list({id(g): g for g, _ in parts["train"]}.values())
+    return WellDataset(train, [p for _, p in parts["val"]], [p for _, p in parts["test"]], curves_used, boundary,
+                       whole)
 
 
 def _role_items(role, wells, specs, option, all_logs, train_wells) -> list:

@@ -1,11 +1,19 @@
-"""Rotary position embedding, RoPE (Su et al., 2021, "RoFormer", eq. 34), at real-valued positions."""
+"""Rotary position embedding, RoPE (Su et al., 2021, "RoFormer", eq. 34), at real-valued positions.
+
+RoPE is a *per-head* encoding: nothing is added to the input embedding; the attention layers call
+the hook's ``forward(q, k, positions)`` on their per-head queries and keys (and ``backward`` on
+the gradients), so no model or command needs a special case for it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive_int
-from ..errors import InputError, ShapeError
+from ..._validation import check_positive_int
+from ...errors import InputError, ShapeError
+from .registry import PositionalSpec, register
+
+__all__ = ["RotaryEmbedding"]
 
 
 class RotaryEmbedding:
@@ -39,7 +47,9 @@ class RotaryEmbedding:
     Notes
     -----
     The rotation has no parameters; ``rotate_backward`` applies the transpose (rotation by minus the
-    angle), which is the exact gradient.
+    angle), which is the exact gradient.  As a head hook of
+    :class:`~glassformer.nn.MultiheadAttention` it keeps no state: ``forward`` and ``backward`` both
+    receive the positions.
     """
 
     def __init__(self, head_dim: int, base: float = 10000.0, interleaved: bool = False):
@@ -111,5 +121,34 @@ class RotaryEmbedding:
         cos, sin = self._cos_sin(grad, positions, offset)
         return self._apply(grad, cos, -sin)
 
+    def forward(self, q: np.ndarray, k: np.ndarray, positions=(None, None)):
+        """Head hook: rotate per-head queries ``(..., L, head_dim)`` and keys ``(..., S, head_dim)``.
+
+        ``positions = (query_positions, key_positions)``, each ``(seq,)``, ``(batch, seq)`` or None
+        (``0, 1, ...``).
+        """
+        q_pos, k_pos = positions
+        return self.rotate(q, q_pos), self.rotate(k, k_pos)
+
+    def backward(self, dq: np.ndarray, dk: np.ndarray, positions=(None, None)):
+        """Head hook: the gradients through :meth:`forward` (rotations by minus the same angles)."""
+        q_pos, k_pos = positions
+        return self.rotate_backward(dq, q_pos), self.rotate_backward(dk, k_pos)
+
     def __repr__(self) -> str:
         return f"RotaryEmbedding(head_dim={self.head_dim}, base={self.base}, interleaved={self.interleaved})"
+
+
+def _rotary(d_model: int, *, num_heads: int = 1, base: float = 10000.0, interleaved: bool = False) -> RotaryEmbedding:
+    """RoPE on each head's ``d_model / num_heads`` features."""
+    if d_model % num_heads:
+        raise InputError(f"rotary: d_model ({d_model}) must be divisible by num_heads ({num_heads})")
+    return RotaryEmbedding(d_model // num_heads, base, interleaved)
+
+
+register(PositionalSpec(
+    "rotary", _rotary,
+    "RoPE: queries and keys rotated per head by their positions, nothing added (Su et al. 2021)",
+    kind="per_head",
+    gradcheck={"d_model": 8, "num_heads": 2, "variants": [{}, {"interleaved": True}], "positions": "depth"},
+))

@@ -1,5 +1,5 @@
 """Encoder/decoder layers and stacks: finite-difference gradients with every mask kind and both norm
-placements, the seed's intermediates, dropout, dtypes and shape properties."""
+placements, the chapter's intermediates, PyTorch parity and names, dropout, dtypes and shape properties."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from glassformer.nn import (
     TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
+    causal_mask,
 )
 
 B, L, S, E, H, DFF = 2, 4, 3, 6, 2, 7
@@ -73,7 +74,7 @@ def test_encoder_layer_variants_gradcheck(variant):
     rng = np.random.default_rng(2)
     d_model, heads, fwd = E, H, {}
     kwargs = {"fourier": {"mixer": "fourier"}, "no_out_proj": {"attn_out_proj": False},
-              "relu": {"activation": "relu"}, "rotary": {"rotary": RotaryEmbedding(4)}}[variant]
+              "relu": {"activation": "relu"}, "rotary": {"head_hook": RotaryEmbedding(4)}}[variant]
     if variant == "rotary":                            # RoPE needs an even head_dim: 8 / 2 heads = 4
         d_model, heads = 8, 2
         fwd = {"positions": np.array([0.0, 0.5, 2.0, 3.25]), "is_causal": True}
@@ -138,13 +139,14 @@ def _ln(x, layer_norm):
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
-def test_encoder_intermediates_follow_the_seed_equations(norm_first):
+def test_encoder_intermediates_follow_the_chapter_equations(norm_first):
     rng = np.random.default_rng(5)
     layer = _perturb(TransformerEncoderLayer(E, H, DFF, dropout=0.0, norm_first=norm_first, rng=0))
     with pytest.raises(NotReadyError):
         layer.intermediates()
     x = rng.standard_normal((B, L, E))
-    out = layer(x, is_causal=True)
+    with layer.tracing():                      # S is recorded only when asked
+        out = layer(x, is_causal=True)
     it = layer.intermediates()
     assert set(it) == {"Q", "K", "V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H"}
     assert it["A"].shape == (B, H, L, L) and it["Q"].shape == (B, H, L, E // H)
@@ -210,7 +212,8 @@ def test_float32_stays_float32():
     rng = np.random.default_rng(9)
     layer = TransformerDecoderLayer(E, H, DFF, dropout=0.0, rng=0, dtype=np.float32)
     x, mem = rng.standard_normal((B, L, E)).astype(np.float32), rng.standard_normal((B, S, E)).astype(np.float32)
-    out = layer(x, mem, tgt_is_causal=True)
+    with layer.tracing():
+        out = layer(x, mem, tgt_is_causal=True)
     assert out.dtype == np.float32
     it = layer.intermediates()
     for key in ("U1", "T1", "R1", "U2", "T2", "R2", "G", "F", "T3", "H"):
@@ -267,3 +270,199 @@ def test_property_attention_mixes_tokens_ffn_is_row_local(j, delta):
     f1, f2 = ffn(x), ffn(x2)
     np.testing.assert_array_equal(f1[0, others], f2[0, others])
     assert np.abs(f2[0, j] - f1[0, j]).max() > 1e-9
+
+
+# --------------------------------------------------------------------------- PyTorch parity: encoder layer
+LAYER_MASKS = ["none", "causal", "bool2d", "float2d", "kpm_bool", "fully_padded"]
+
+
+def _torch_encoder_layer(tp, dtype, activation, norm_first):
+    tp.torch.manual_seed(2)
+    tl = tp.torch.nn.TransformerEncoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, activation=activation,
+                                             batch_first=True, norm_first=norm_first).to(tp.DTYPES[dtype])
+    with tp.torch.no_grad():                      # non-trivial norms and attention biases
+        for name, p in tl.named_parameters():
+            if name.startswith("norm") or "bias" in name:
+                p.add_(0.3 * tp.torch.randn_like(p))
+    return tl.train()
+
+
+def _layer_masks(tp, mask, rng, dtype):
+    if mask == "fully_padded":
+        k = np.zeros((tp.B, tp.L), bool)
+        k[1, :] = True
+        k[0, -2:] = True
+        return {"src_key_padding_mask": k}, {"src_key_padding_mask": tp.t(k)}
+    ok, tk = tp.make_masks(mask, rng, tp.L, tp.L, dtype)
+    rename = {"attn_mask": "src_mask", "key_padding_mask": "src_key_padding_mask", "is_causal": "is_causal"}
+    ok = {rename[k]: v for k, v in ok.items()}
+    tk = {rename[k]: v for k, v in tk.items()}
+    if "is_causal" in ok:
+        tk["is_causal"] = True                 # torch needs the explicit mask as well as the hint
+    return ok, tk
+
+
+def _expected_fully_padded_rows(tp, tl, x, norm_first):
+    """Layer output when the attention output is out_proj.bias (our rule), from torch's own parts."""
+    xt = tp.t(x)
+    b = tl.self_attn.out_proj.bias
+    ffn = lambda r: tl.linear2(tl.activation(tl.linear1(r)))  # noqa: E731
+    with tp.torch.no_grad():
+        if norm_first:
+            t1 = xt + b
+            return (t1 + ffn(tl.norm2(t1))).numpy()
+        r = tl.norm1(xt + b)
+        return tl.norm2(r + ffn(r)).numpy()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("mask", LAYER_MASKS)
+def test_encoder_layer_parity(mask, activation, norm_first, dtype, tp):
+    rng = np.random.default_rng(tp.seed(mask, activation, norm_first))
+    tl = _torch_encoder_layer(tp, dtype, activation, norm_first)
+    ours = TransformerEncoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, activation=activation, norm_first=norm_first,
+                                   rng=0, dtype=dtype)
+    assert list(ours.state_dict()) == list(tl.state_dict())
+    tp.load(ours, tl)
+    x = tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    R = tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    ok, tk = _layer_masks(tp, mask, rng, dtype)
+    out = ours(x, **ok)
+    tx = tp.t(x, True)
+    tout = tl(tx, **tk)
+    if mask == "fully_padded":
+        # Batch 1 has every key padded.  Our rule: its attention output is out_proj.bias, checked
+        # against torch's own sub-layers.  torch 2.13's layer (scaled_dot_product_attention with a
+        # "safe" softmax) also gives zeros there; older versions give NaN, then only rows 0 and 2 compare.
+        tp.assert_match(out[1], _expected_fully_padded_rows(tp, tl, x[1], norm_first), dtype, "fully padded batch")
+        if not np.isfinite(tout.detach().numpy()).all():
+            tp.assert_match(out[[0, 2]], tout.detach().numpy()[[0, 2]], dtype, "output")
+            return
+    tp.assert_match(out, tout.detach().numpy(), dtype, "output")
+    ours.zero_grad()
+    dx = ours.backward(R)
+    tout.backward(tp.t(R))
+    tp.compare_param_grads(ours, tl, dtype)
+    tp.assert_match(dx, tx.grad.numpy(), dtype, "d_src")
+
+
+# --------------------------------------------------------------------------- PyTorch parity: decoder layer
+DEC_MASKS = ["none", "causal_kpm", "bool_float", "tgt_kpm"]
+
+
+def _decoder_masks(tp, mask, rng, dtype):
+    if mask == "none":
+        return {}, {}
+    if mask == "causal_kpm":
+        k = np.zeros((tp.B, tp.S), bool)
+        k[0, -1] = k[2, :2] = True
+        return ({"tgt_is_causal": True, "memory_key_padding_mask": k},
+                {"tgt_mask": tp.t(causal_mask(tp.L)), "tgt_is_causal": True, "memory_key_padding_mask": tp.t(k)})
+    if mask == "bool_float":
+        m = rng.random((tp.L, tp.L)) < 0.3
+        np.fill_diagonal(m, False)
+        f = rng.standard_normal((tp.L, tp.S)).astype(dtype)
+        return {"tgt_mask": m, "memory_mask": f}, {"tgt_mask": tp.t(m), "memory_mask": tp.t(f)}
+    if mask == "tgt_kpm":
+        k = np.zeros((tp.B, tp.L), bool)
+        k[1, -2:] = True
+        return {"tgt_key_padding_mask": k}, {"tgt_key_padding_mask": tp.t(k)}
+    raise AssertionError(mask)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("mask", DEC_MASKS)
+def test_decoder_layer_parity(mask, activation, norm_first, dtype, tp):
+    rng = np.random.default_rng(tp.seed(mask, activation, norm_first, "dec"))
+    tp.torch.manual_seed(3)
+    tl = tp.torch.nn.TransformerDecoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, activation=activation, batch_first=True,
+                                             norm_first=norm_first).to(tp.DTYPES[dtype])
+    with tp.torch.no_grad():
+        for name, p in tl.named_parameters():
+            if name.startswith("norm") or "bias" in name:
+                p.add_(0.3 * tp.torch.randn_like(p))
+    tl.train()
+    ours = TransformerDecoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, activation=activation, norm_first=norm_first,
+                                   rng=0, dtype=dtype)
+    assert list(ours.state_dict()) == list(tl.state_dict())
+    tp.load(ours, tl)
+    tgt, mem = tp.rand(rng, (tp.B, tp.L, tp.E), dtype), tp.rand(rng, (tp.B, tp.S, tp.E), dtype)
+    R = tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    ok, tk = _decoder_masks(tp, mask, rng, dtype)
+    out = ours(tgt, mem, **ok)
+    ttgt, tmem = tp.t(tgt, True), tp.t(mem, True)
+    tout = tl(ttgt, tmem, **tk)
+    tp.assert_match(out, tout.detach().numpy(), dtype, "output")
+    ours.zero_grad()
+    dtgt, dmem = ours.backward(R)
+    tout.backward(tp.t(R))
+    tp.compare_param_grads(ours, tl, dtype)
+    tp.assert_match(dtgt, ttgt.grad.numpy(), dtype, "d_tgt")
+    tp.assert_match(dmem, tmem.grad.numpy(), dtype, "d_memory")
+
+
+# --------------------------------------------------------------------------- PyTorch parity: 2-layer stacks
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_stack_parity(norm_first, dtype, tp):
+    rng = np.random.default_rng(11)
+    tl = _torch_encoder_layer(tp, dtype, "gelu", norm_first)
+    tenc = tp.torch.nn.TransformerEncoder(tl, 2, norm=tp.torch.nn.LayerNorm(tp.E).to(tp.DTYPES[dtype]),
+                                          enable_nested_tensor=False).train()
+    with tp.torch.no_grad():                      # make the two layers differ
+        for p in tenc.layers[1].parameters():
+            p.add_(0.1 * tp.torch.randn_like(p))
+    layer = TransformerEncoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, activation="gelu", norm_first=norm_first, rng=0,
+                                    dtype=dtype)
+    ours = TransformerEncoder(layer, 2, norm=LayerNorm(tp.E, dtype=dtype))
+    assert list(ours.state_dict()) == list(tenc.state_dict())
+    tp.load(ours, tenc)
+    x, R = tp.rand(rng, (tp.B, tp.L, tp.E), dtype), tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    k = np.zeros((tp.B, tp.L), bool)
+    k[2, -2:] = True
+    out = ours(x, src_key_padding_mask=k, is_causal=True)
+    tx = tp.t(x, True)
+    tout = tenc(tx, mask=tp.t(causal_mask(tp.L)), src_key_padding_mask=tp.t(k))
+    tp.assert_match(out, tout.detach().numpy(), dtype, "stack output")
+    ours.zero_grad()
+    dx = ours.backward(R)
+    tout.backward(tp.t(R))
+    tp.compare_param_grads(ours, tenc, dtype)
+    tp.assert_match(dx, tx.grad.numpy(), dtype, "d_src")
+    assert len(ours.intermediates()) == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_stack_parity(norm_first, dtype, tp):
+    rng = np.random.default_rng(12)
+    tp.torch.manual_seed(4)
+    tl = tp.torch.nn.TransformerDecoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, batch_first=True,
+                                             norm_first=norm_first).to(tp.DTYPES[dtype])
+    tdec = tp.torch.nn.TransformerDecoder(tl, 2, norm=tp.torch.nn.LayerNorm(tp.E).to(tp.DTYPES[dtype])).train()
+    with tp.torch.no_grad():
+        for p in tdec.parameters():
+            p.add_(0.1 * tp.torch.randn_like(p))
+    layer = TransformerDecoderLayer(tp.E, tp.H, tp.DFF, dropout=0.0, norm_first=norm_first, rng=0, dtype=dtype)
+    ours = TransformerDecoder(layer, 2, norm=LayerNorm(tp.E, dtype=dtype))
+    assert list(ours.state_dict()) == list(tdec.state_dict())
+    tp.load(ours, tdec)
+    tgt, mem, R = tp.rand(rng, (tp.B, tp.L, tp.E), dtype), tp.rand(rng, (tp.B, tp.S, tp.E), dtype), tp.rand(rng, (tp.B, tp.L, tp.E), dtype)
+    k = np.zeros((tp.B, tp.S), bool)
+    k[1, -1] = True
+    out = ours(tgt, mem, tgt_is_causal=True, memory_key_padding_mask=k)
+    ttgt, tmem = tp.t(tgt, True), tp.t(mem, True)
+    tout = tdec(ttgt, tmem, tgt_mask=tp.t(causal_mask(tp.L)), tgt_is_causal=True, memory_key_padding_mask=tp.t(k))
+    tp.assert_match(out, tout.detach().numpy(), dtype, "stack output")
+    ours.zero_grad()
+    dtgt, dmem = ours.backward(R)
+    tout.backward(tp.t(R))
+    tp.compare_param_grads(ours, tdec, dtype)
+    tp.assert_match(dtgt, ttgt.grad.numpy(), dtype, "d_tgt")
+    tp.assert_match(dmem, tmem.grad.numpy(), dtype, "d_memory")
+
+

@@ -1,4 +1,4 @@
-"""Positional encodings at real-valued positions: published values, gradients, shapes, errors."""
+"""Additive positional encodings at real-valued positions: published values, gradients, shapes, errors."""
 
 import numpy as np
 import pytest
@@ -13,8 +13,10 @@ from glassformer.nn import (
     WavelengthPositionalEncoding,
     get_positional_encoding,
 )
-from glassformer.nn.positional import POSITIONAL_ENCODINGS
+from glassformer.nn.positional import REGISTRY
 from glassformer.selftest.published import bug_report
+
+ADDITIVE = sorted(n for n, spec in REGISTRY.items() if spec.kind == "additive")
 
 # name -> options for a d_model of 6 (every registered encoding, so a new one must be added here)
 OPTIONS = {
@@ -35,13 +37,13 @@ POSITIONS_2D = np.array([[0.0, 1.0, 2.0, 7.0], [3.0, 3.0, 5.0, 11.0]])  # repeat
 
 
 def build(name, d_model=6, **kw):
-    if name == "seed":
-        return get_positional_encoding("seed", 4, **kw)
+    if name == "chapter":
+        return get_positional_encoding("chapter", 4, **kw)
     return get_positional_encoding(name, d_model, rng=0, **OPTIONS[name], **kw)
 
 
 def test_every_name_is_covered_by_these_tests():
-    assert set(POSITIONAL_ENCODINGS) == set(OPTIONS) | {"seed"}
+    assert set(ADDITIVE) == set(OPTIONS) | {"chapter"}
 
 
 def test_sinusoidal_odd_d_model_5_published_values():
@@ -64,16 +66,16 @@ def test_sinusoidal_matches_vaswani_formula_for_odd_and_even_d_model():
     np.testing.assert_allclose(SinusoidalPositionalEncoding(4, base=1.0)(t)[:, 2], np.sin(t), atol=1e-12)
 
 
-def test_seed_encoding_reproduces_the_seed_values_at_depths_1_to_14():
+def test_chapter_encoding_reproduces_the_chapter_values_at_depths_1_to_14():
     depth = np.arange(1.0, 15.0)
-    out = get_positional_encoding("seed", 4)(depth)
+    out = get_positional_encoding("chapter", 4)(depth)
     expected = np.column_stack([np.sin(depth), np.cos(depth), np.sin(depth / 100), np.cos(depth / 100)])
     np.testing.assert_allclose(out, expected, atol=1e-12)
     # a few values by hand (depth 1 m and 14 m)
     np.testing.assert_allclose(out[0], [0.8414709848, 0.5403023059, 0.0099998333, 0.9999500004], atol=1e-10)
     np.testing.assert_allclose(out[13], [0.9906073557, 0.1367372182, 0.1395431146, 0.9902159962], atol=1e-10)
     with pytest.raises(InputError, match="d_model 4"):
-        get_positional_encoding("seed", 6)
+        get_positional_encoding("chapter", 6)
 
 
 def test_wavelengths_layout_and_values():
@@ -82,10 +84,10 @@ def test_wavelengths_layout_and_values():
     # t=1: sin(2pi/4)=1, cos=0, sin(2pi/8)=cos(2pi/8)=sqrt(2)/2; t=2: sin(pi)=0, cos(pi)=-1, sin(pi/2)=1
     s = np.sqrt(0.5)
     np.testing.assert_allclose(out, [[0, 1, 0, 1], [1, 0, s, s], [0, -1, 1, 0]], atol=1e-12)
-    # the seed's encoding is wavelengths [2 pi, 200 pi]
+    # the chapter's encoding is wavelengths [2 pi, 200 pi]
     t = np.linspace(0.0, 50.0, 11)
     np.testing.assert_allclose(
-        WavelengthPositionalEncoding(4, [2 * np.pi, 200 * np.pi])(t), get_positional_encoding("seed", 4)(t)
+        WavelengthPositionalEncoding(4, [2 * np.pi, 200 * np.pi])(t), get_positional_encoding("chapter", 4)(t)
     )
 
 
@@ -168,13 +170,13 @@ def test_fourier_frequencies_are_seeded_with_sigma():
     assert list(get_positional_encoding("fourier", 6, rng=3).state_dict()) == []
 
 
-@pytest.mark.parametrize("name", sorted(POSITIONAL_ENCODINGS))
+@pytest.mark.parametrize("name", ADDITIVE)
 def test_determinism_with_the_same_seed(name):
     t = np.arange(6.0)
     np.testing.assert_array_equal(build(name)(t), build(name)(t))
 
 
-@pytest.mark.parametrize("name", sorted(POSITIONAL_ENCODINGS))
+@pytest.mark.parametrize("name", ADDITIVE)
 def test_shapes_unbatched_and_batched_agree(name):
     pe = build(name)
     d = pe.d_model
@@ -186,10 +188,10 @@ def test_shapes_unbatched_and_batched_agree(name):
     np.testing.assert_allclose(batch[1], pe(np.arange(5) + 3), atol=1e-15)
 
 
-@pytest.mark.parametrize("name", sorted(POSITIONAL_ENCODINGS))
+@pytest.mark.parametrize("name", ADDITIVE)
 def test_float32_stays_float32(name):
-    if name == "seed":
-        pe = get_positional_encoding("seed", 4, dtype=np.float32)
+    if name == "chapter":
+        pe = get_positional_encoding("chapter", 4, dtype=np.float32)
     else:
         pe = get_positional_encoding(name, 6, rng=0, dtype=np.float32, **OPTIONS[name])
     out = pe(np.arange(5.0, dtype=np.float32))
@@ -229,4 +231,4 @@ def test_backward_before_forward_and_unknown_names_or_options():
     with pytest.raises(InputError, match="unknown option"):
         get_positional_encoding("sinusoidal", 4, max_len=3)
     with pytest.raises(InputError, match="no options"):
-        get_positional_encoding("seed", 4, wavelengths=[1.0, 2.0])
+        get_positional_encoding("chapter", 4, wavelengths=[1.0, 2.0])
