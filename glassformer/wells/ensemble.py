@@ -215,6 +215,7 @@ def _plain(obj):
 def prepare(wm: WellModel, train_logs) -> WellModel:
     """A copy of ``wm`` with its scalers and baselines fitted on ``train_logs`` (no network yet)."""
     wm = copy.copy(wm)
+    wm.tree_baselines = False           # the ensemble experiments fit their own tree baselines
     wm._check_settings()
     wm._fit_scalers(list(train_logs))
     wm.fit_baselines(list(train_logs))

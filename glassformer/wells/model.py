@@ -213,7 +213,6 @@ class WellModel:
         self._check_settings()
         train_logs = list(train_logs)
         self._fit_scalers(train_logs)
-        self.training_data_ = training_record(train_logs, self.input_names)
         fit_logs, val_logs, self.validation_ = choose_validation(train_logs, val_logs, self.validation,
                                                                  self.validation_fraction, self.window)
         X, Y, P = self._training_windows(fit_logs)
@@ -261,6 +260,7 @@ class WellModel:
             raise DataFileError(f"no training depth has all inputs {self.input_names} present")
         if not np.isfinite(y).any():
             raise DataFileError(f"no training depth has the target {self.target_name}")
+        self.training_data_ = training_record(logs, self.input_names)     # what predictions are checked against
         self.x_scaler_ = MinMaxScaler().fit(X[ok])
         # Standard scaling of the target puts the (log) permeability at unit scale for the model.
         self.y_scaler_ = StandardScaler().fit(y[np.isfinite(y)][:, None])
