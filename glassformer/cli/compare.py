@@ -62,7 +62,7 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
         from . import plugins
 
-        plugins.demos().compare(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
+        plugins.demos().compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
                                 echo=click.echo)
         click.echo(f"Comparison written to {out} (metrics.json, report.html)")
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
@@ -10,7 +9,7 @@ import click
 from ..errors import InputError
 from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
-                      positional_names, positional_options, well_options)
+                      positional_names, well_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
@@ -74,10 +73,7 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     an uninterrupted run. A diverging run exits with status 2 and keeps its last good model in
     OUT/model.
     """
-    from sklearn.base import clone
-
     from ..data.volve import ATTRIBUTION, is_volve
-    from ..models import SequenceRegressor
     from ..runs import check_out_folder
     from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
     from ..wells import WellModel, run_well_experiment
@@ -111,13 +107,7 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     if not test_logs:
         test_logs = ds.train
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    if not (math.isfinite(lr) and lr > 0):
-        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
-    model = SequenceRegressor(d_model=d_model, num_heads=heads, num_layers=layers, positional=positional,
-                              positional_options=positional_options(positional, wavelengths, positions, window,
-                                                                    d_model),
-                              lr=lr, epochs=epochs, random_state=seed, progress=progress)
-    clone(model).build_network(len(names))      # bad model options fail before --out exists
+    model = transformer_from_options(ctx.params).set_params(progress=progress)   # checked before --out exists
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
                    model=model, validation=validation_split)
     if ensemble:
@@ -127,14 +117,17 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     try:
         run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,
                             boundary=ds.boundary, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None,
-                            overwrite=True, callbacks=callbacks, val_logs=ds.val,
-                            config={"command": "train", "data": [str(p) for p in data], "manifest": manifest,
-                                    "test_data": [str(p) for p in test_data],
-                                    "validation_data": [str(p) for p in core["validation_data"]],
-                                    "train_depth": list(train_depth), "test_depth": list(test_depth),
-                                    "aliases": list(aliases), "curves_used": ds.curves_used})
+                            overwrite=True, callbacks=callbacks, val_logs=ds.val, config=_config(ctx.params, ds))
     except TrainingInterrupted as exc:
         click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
                    f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)
         ctx.exit(exc.exit_status)
     click.echo(f"Wrote {out}")
+
+
+def _config(params: dict, ds) -> dict:
+    """What ``train`` read, for config.json: the files, intervals and aliases given, and the curves used."""
+    files = {k: [str(p) for p in params[k]] for k in ("data", "test_data", "validation_data")}
+    return {"command": "train", **files, "manifest": params["manifest"], "train_depth": list(params["train_depth"]),
+            "test_depth": list(params["test_depth"]), "aliases": list(params["aliases"]),
+            "curves_used": ds.curves_used}

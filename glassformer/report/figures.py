@@ -54,6 +54,9 @@ FIGURE_GUIDES = {
                          "window (top or bottom) point to edge effects of the window.",
     "comparison": "All models against the observed log: a model earns its complexity only where it beats the "
                   "porosity-permeability transform and the training mean.",
+    "blind_well": "A well that no model saw in training, observed log and each model's prediction against depth: "
+                  "look for where the models part from the log, and whether the tree ensembles and the networks "
+                  "fail in the same beds.",
     "per_well": "Each group of bars is one well the models never saw in training (the last group: the mean over "
                 "folds, bar = sd across folds): a model earns its place where it is short on every well, not on "
                 "average only.",
@@ -79,7 +82,7 @@ GENERIC_GUIDE = "A figure written by this run; axes are labelled with their unit
 
 #: The story of a run's figures: (group title, stems in order).  Unknown stems follow, by name.
 FIGURE_GROUPS = (
-    ("What the model predicts", ("per_well", "prediction_vs_depth", "interval_vs_depth", "prediction", "comparison",
+    ("What the model predicts", ("per_well", "blind_well", "prediction_vs_depth", "interval_vs_depth", "prediction", "comparison",
                                  "prediction_panels", "ablation", "wavelength_selection")),
     ("How sure it is", ("coverage",)),
     ("Core depths matched to the log", ("depth_match", "core_on_log")),

@@ -97,7 +97,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
 def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution) -> dict:
     unit = "log10 mD" if wm.log_target else "mD"
     n_folds = len(summary["folds"])
-    where = f"held-out wells ({scheme}), mean over {n_folds} folds"
+    where = f"held-out wells ({scheme})"
     metrics = {
         "title": title,
         "description": (f"Blind-well cross-validation ({scheme}): in each of {n_folds} folds every model -- the "
@@ -172,5 +172,5 @@ def _figures(out, summary, rows, wm, logs, title) -> None:
                                                     quantity=wm.target_name, unit=unit, depth_unit=g.depth_unit,
                                                     title=f"{g.name} (held out)")
     for g in logs:
-        extra[f"prediction_vs_depth_{_slug(g.name)}"] = against_depth(g)
+        extra[f"blind_well_{_slug(g.name)}"] = against_depth(g)
     write_figures(out, extra=extra)

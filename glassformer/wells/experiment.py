@@ -109,22 +109,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
                               [(wm.model if wm.model is not None else SequenceRegressor()).random_state])]
     if not seeds:
         raise InputError("seeds: give at least one seed")
-    runs, first = [], None
-    for i, seed in enumerate(seeds):
-        fitted = with_seed(wm, seed)
-        if i == 0:
-            _fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
-        else:
-            fitted.fit(train_logs, val_logs=val_logs)
-        train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
-        test_rows, test_metrics = evaluate_split(fitted, test_logs, "test")
-        runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
-                     "parameters": fitted.parameter_counts(), "seconds": dict(fitted.fit_seconds_)})
-        if i == 0:
-            first = (fitted, train_rows, test_rows, train_metrics, test_metrics)
-        if len(seeds) > 1:
-            echo(f"  seed {seed}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test_metrics.items()
-                                                 if v["rmse"] is not None))
+    runs, first = _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo)
     fitted, train_rows, test_rows, train_metrics, test_metrics = first
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
@@ -147,6 +132,27 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
 
         write_report(out)
     return metrics
+
+
+def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo) -> tuple:
+    """Fit and score one copy of ``wm`` per seed: ``(runs, (first fitted, its rows and metrics))``."""
+    runs, first = [], None
+    for i, seed in enumerate(seeds):
+        fitted = with_seed(wm, seed)
+        if i == 0:
+            _fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
+        else:
+            fitted.fit(train_logs, val_logs=val_logs)
+        train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
+        test_rows, test_metrics = evaluate_split(fitted, test_logs, "test")
+        runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
+                     "parameters": fitted.parameter_counts(), "seconds": dict(fitted.fit_seconds_)})
+        if i == 0:
+            first = (fitted, train_rows, test_rows, train_metrics, test_metrics)
+        if len(seeds) > 1:
+            echo(f"  seed {seed}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test_metrics.items()
+                                                 if v["rmse"] is not None))
+    return runs, first
 
 
 def _unit(wm: WellModel) -> str:

@@ -38,7 +38,8 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
     width = 25 if spread else 12
     head = f"{metrics.get('title', '')} -- {split}, RMSE/MAE in {unit}"
     if folds:
-        head += f", ± sd across folds, seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+        head += (f", mean ± sd across {comp.get('folds', '')} folds".replace("  ", " ")
+                 + f", seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
     else:
         head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
     lines = [head, f"  {'model':<32}{'RMSE':>{width}}{'MAE':>{width}}{'R2':>{width}}{'params':>9}{'train s':>10}"]

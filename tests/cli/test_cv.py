@@ -77,7 +77,7 @@ def test_one_record_per_well_for_every_model(cv_run):
     assert set(m["per_well_rmse"]) == set(FILES) and set(m["pooled"]) == MODELS
     assert "baseline" in m["verdict"] or "lowest" in m["verdict"]
     for name in ("report.html", "predictions.csv", "config.json", "figures/per_well.png",
-                 "figures/prediction_vs_depth_15_9_F_1_A.png"):
+                 "figures/blind_well_15_9_F_1_A.png"):
         assert (out / name).is_file(), name
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["scheme"] == "LeaveOneGroupOut" and [w["name"] for w in cfg["wells"]] == list(FILES)

@@ -74,7 +74,7 @@ def test_forecast_may_share_only_the_boundary_sample(two_wells):
 
 def test_a_manifest_with_train_val_and_test_roles(two_wells, write_well, tmp_path):
     a, b = two_wells
-    c = write_well("well_c.las", "C", DEPTH_B + 500, seed=3)
+    write_well("well_c.las", "C", DEPTH_B + 500, seed=3)       # listed in the manifest by its name
     manifest = tmp_path / "wells.csv"
     manifest.write_text("file,well,role,top,base\n"
                         "well_a.las,A-1,train,1000,1060\n"
