@@ -73,7 +73,8 @@ def predict(model_dir, data, out, depth_range, aliases, depth_unit, overwrite):
     pred = quantiles["P50"] if ens is not None else wm.predict_log(check.log)
     _write(out, log, wm, pred, check.out_of_range, quantiles, ens)
     name = f"{wm.target_name}_PRED"
-    click.echo(f"Wrote {out}: {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted ({name}, mD); "
+    click.echo(f"Wrote {out} (well {log.name}): {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted "
+               f"({name}, mD); "
                f"{check.summary(wm.target_name)}")
 
 
