@@ -173,9 +173,12 @@ def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, att
         "comparison": {"split": "test", "seeds": seeds, "table": test_summary["table"],
                        "train_table": train_summary["table"], "per_seed": test_summary["per_seed"],
                        "note": ("Mean over seeds (sample sd beside it, none for one seed) on the test split; "
-                                "every model uses the same windows, scaling and seed. train_s is the wall-clock "
+                                "every model sees the same wells and intervals, every network the same windows, scaling "
+                                "and seed. train_s is the wall-clock "
                                 "fit time in s on this machine; parameters counts trainable values "
-                                "(2 for the transform: slope and intercept; 1 for the mean).")},
+                                "(2 for the transform: slope and intercept; 1 for the mean; the tree ensembles' "
+                                "leaves). Early stopping of the networks: "
+                                + (getattr(wm, "validation_", None) or {}).get("method", "not recorded") + ".")},
         "training": training_summary(wm.model_.history_, wm.n_train_windows_),
     }
     if wm.lstm_ is not None:
