@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 FRA = DATA / "text" / "fra-eng" / "fra.txt"
 
 pytestmark = pytest.mark.skipif(not FRA.is_file(), reason=f"real data not found: {FRA} (../shared/data absent)")
