@@ -95,7 +95,7 @@ def test_missing_files_name_the_path_and_the_fix(tmp_path, monkeypatch):
 
 def test_default_data_root_is_next_to_the_repo(monkeypatch):
     monkeypatch.delenv("GLASSFORMER_DATA", raising=False)
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     assert data_root() == (repo / ".." / "shared" / "data").resolve()
 
 

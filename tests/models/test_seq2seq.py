@@ -7,9 +7,9 @@ import pytest
 
 from glassformer.errors import InputError, ModelFileError
 from glassformer.train.losses import CrossEntropyLoss
-from glassformer.models.seq2seq import (
-    Seq2SeqTransformer, fit_seq2seq, length_buckets, load_translation_tokenizers, make_translation_arrays,
-)
+from glassformer.models.seq2seq import Seq2SeqTransformer
+from glassformer.models.translation import (fit_seq2seq, length_buckets, load_translation_tokenizers,
+                                            make_translation_arrays)
 
 torch = pytest.importorskip("torch")
 tnn = torch.nn

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 FRA = DATA / "text" / "fra-eng" / "fra.txt"
 
 pytestmark = pytest.mark.skipif(not FRA.is_file(), reason=f"real data not found: {FRA} (../shared/data absent)")
@@ -58,7 +58,8 @@ def test_trained_model_beats_untrained_and_copying_the_source(run):
 def test_run_folder_holds_metrics_samples_figures_and_a_loadable_model(run):
     out, m = run
     from glassformer.decoding import greedy_decode
-    from glassformer.models.seq2seq import Seq2SeqTransformer, load_translation_tokenizers
+    from glassformer.models.seq2seq import Seq2SeqTransformer
+    from glassformer.models.translation import load_translation_tokenizers
 
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["bleu_greedy"] == pytest.approx(m["bleu_greedy"])

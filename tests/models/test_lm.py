@@ -151,7 +151,7 @@ def test_save_load_and_training_reduces_loss(tmp_path):
     assert back.lm_head.weight is back.tok_emb.weight
 
 
-SHAKESPEARE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "text" / "tinyshakespeare" / "input.txt"
+SHAKESPEARE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "text" / "tinyshakespeare" / "input.txt"
 
 
 @pytest.mark.skipif(not SHAKESPEARE.is_file(), reason=f"real data not found: {SHAKESPEARE}")
