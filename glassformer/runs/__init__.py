@@ -1,0 +1,7 @@
+"""Run folders: created safely, written atomically, with the figures every run holds."""
+
+from .figures import close_figure, write_figures, write_trace_figures
+from .folder import check_out_folder, prepare_run_dir, write_csv, write_json
+
+__all__ = ["check_out_folder", "close_figure", "prepare_run_dir", "write_csv", "write_figures", "write_json",
+           "write_trace_figures"]
