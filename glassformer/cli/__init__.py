@@ -7,6 +7,7 @@ demo      :mod:`.demo` (the demonstrations, found through an entry point)
 train     :mod:`.train`
 predict   :mod:`.predict`
 compare   :mod:`.compare`
+sweep     :mod:`.sweep`
 report    :func:`glassformer.report.report_command`
 check     :func:`glassformer.selftest.check_command`
 ========  ==================================================================
@@ -76,9 +77,10 @@ def _register_commands() -> None:
     from .compare import compare
     from .demo import demo
     from .predict import predict
+    from .sweep import sweep
     from .train import train
 
-    for command in (demo, train, predict, compare, report_command, check_command):
+    for command in (demo, train, predict, compare, sweep, report_command, check_command):
         cli.add_command(command)
 
 

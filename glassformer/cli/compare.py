@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ..errors import InputError
+from ..parallel import engine_from_click, engine_options
 from .options import GreedyCommand, input_names, parse_interval, positional_names, positional_options
 
 
@@ -41,14 +42,19 @@ from .options import GreedyCommand, input_names, parse_interval, positional_name
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
+@engine_options
 def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
-            hidden_size, positional, wavelengths, n_seeds, out, overwrite, progress):
+            hidden_size, positional, wavelengths, n_seeds, out, overwrite, progress, jobs, scheduler):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 
     All four see the same split, scaling and windows; both networks use the same training loop and
     the same seeds.  Writes a run folder whose metrics.json and report.html hold the table (RMSE,
     MAE, R², parameters, fit time in s; mean ± sd over --seeds) and whose
     figures/prediction_vs_depth.png shows every model against depth.
+
+    With --data, each seed is one task: --jobs N or --scheduler local|tcp://HOST:PORT fits the
+    seeds in parallel, with results identical to a serial run; every seed's model is kept (the
+    first in OUT/model, the others in OUT/seeds/seed_<seed>).
     """
     from ..runs import check_out_folder
     from ..wells import seed_list
@@ -57,6 +63,8 @@ def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth
     if demo_name:
         if data:
             raise InputError("give either --demo or --data, not both")
+        if jobs or scheduler:
+            raise click.UsageError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
         if positional != "sinusoidal" or wavelengths:
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
         from . import plugins
@@ -70,12 +78,13 @@ def compare(demo_name, data, inputs, target, log_target, train_depth, test_depth
     if missing:
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
     _compare_wells(data, input_names(inputs), target, log_target, train_depth, test_depth, test_data, window,
-                   stride, epochs or 30, hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress)
+                   stride, epochs or 30, hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress,
+                   (jobs, scheduler))
     click.echo(f"Wrote {out}")
 
 
 def _compare_wells(data, names, target, log_target, train_depth, test_depth, test_data, window, stride, epochs,
-                   hidden_size, positional, wavelengths, seeds, out, progress) -> None:
+                   hidden_size, positional, wavelengths, seeds, out, progress, engine_choice=(None, None)) -> None:
     from sklearn.base import clone
 
     from ..data.volve import ATTRIBUTION, is_volve
@@ -93,9 +102,10 @@ def _compare_wells(data, names, target, log_target, train_depth, test_depth, tes
                                                  labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
     if test_logs is train_logs:
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    compare_wells(out, train_logs, test_logs, inputs=names, target=target, log_target=log_target, window=window,
-                  stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=boundary,
-                  attribution=ATTRIBUTION if any(map(is_volve, train_logs)) else None, model=model,
-                  progress=progress, echo=click.echo,
-                  config={"data": [str(p) for p in data], "test_data": [str(p) for p in test_data],
-                          "train_depth": [top, base], "test_depth": test_depth})
+    with engine_from_click(*engine_choice) as engine:
+        compare_wells(out, train_logs, test_logs, inputs=names, target=target, log_target=log_target, window=window,
+                      stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=boundary,
+                      attribution=ATTRIBUTION if any(map(is_volve, train_logs)) else None, model=model,
+                      progress=progress, echo=click.echo, engine=engine,
+                      config={"data": [str(p) for p in data], "test_data": [str(p) for p in test_data],
+                              "train_depth": [top, base], "test_depth": test_depth})

@@ -72,7 +72,8 @@ def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks) -> N
 
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
                         echo: Callable = print, config: dict | None = None, attribution: str | None = None,
-                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True) -> dict:
+                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
+                        engine=None) -> dict:
     """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
 
     Parameters
@@ -86,6 +87,10 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
         holds mean and sample sd; predictions, saved model and figures are the first seed's.
     callbacks : training-loop callbacks of the first seed's transformer (checkpoints, resume).
     boundary : depth drawn between training and forecast on the figures (same-well splits).
+    engine : glassformer.parallel.Engine, optional
+        Fit the seeds as tasks on this engine (:func:`glassformer.wells.seeds.fit_seeds`; every
+        seed's model is saved, the others' in ``out/seeds/seed_<seed>``); results equal a serial
+        engine's.  Not with ``callbacks``, which live in this process.  Default: in this process.
 
     Returns
     -------
@@ -103,7 +108,14 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if not seeds:
         raise InputError("seeds: give at least one seed")
     runs, first = [], None
-    for i, seed in enumerate(seeds):
+    if engine is not None:
+        if callbacks:
+            raise InputError("run_well_experiment: callbacks run in this process; give them without an engine")
+        from .seeds import fit_seeds
+
+        runs, first = fit_seeds(engine, wm, train_logs, test_logs, seeds, out, echo=echo)
+    in_process = seeds if engine is None else ()          # an engine has fitted them above
+    for i, seed in enumerate(in_process):
         fitted = with_seed(wm, seed)
         if i == 0:
             _fit_or_keep_last_good(fitted, train_logs, out, callbacks)
@@ -203,12 +215,13 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
                   stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
                   boundary=None, attribution: str | None = None, config: dict | None = None,
                   overwrite: bool = True, model: SequenceRegressor | None = None, progress: bool = False,
-                  echo: Callable = print) -> dict:
+                  echo: Callable = print, engine=None) -> dict:
     """Train the well transformer and a bidirectional LSTM on the same windows, once per seed.
 
     ``model``: the transformer (default ``SequenceRegressor()``, the well defaults); both networks
     get ``epochs`` (maximum; early stopping on 10 % of the windows) and ``progress``.  The LSTM is
-    ``LSTMRegressor(hidden_size=hidden_size)``.  Returns the metrics written to ``out/metrics.json``.
+    ``LSTMRegressor(hidden_size=hidden_size)``.  ``engine``: run the seeds on it (see
+    :func:`run_well_experiment`).  Returns the metrics written to ``out/metrics.json``.
     """
     transformer = clone(model if model is not None else SequenceRegressor()).set_params(epochs=epochs,
                                                                                         progress=progress)
@@ -218,4 +231,4 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
     cfg.update(config or {})
     return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare", echo=echo,
                                boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
-                               config=cfg)
+                               config=cfg, engine=engine)
