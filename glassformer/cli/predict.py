@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -115,7 +116,7 @@ def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, pro
     with engine_from_click(jobs, scheduler) as engine:
         click.echo(f"Predicting {len(plan['jobs'])} well(s) into {out_dir} on {engine.describe()}"
                    + (f"; {kept} already done (--resume)" if kept else ""))
-        with tqdm(total=len(plan["jobs"]), unit="well", disable=not progress, file=click.get_text_stream("stderr"),
+        with tqdm(total=len(plan["jobs"]), unit="well", disable=not progress, file=sys.stderr,
                   leave=False) as bar:
             try:
                 rows = execute_batch(plan, engine, on_row=lambda row: bar.update(1))

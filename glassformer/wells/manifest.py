@@ -4,8 +4,10 @@ Both files are rewritten atomically while the batch runs, so that at any moment 
 files listing the wells finished so far; ``--resume`` reads them back.  Rewriting them after every
 well would cost a batch of thousands of wells more than the wells themselves, so a rewrite waits
 until the time since the last one is at least :data:`REWRITE_FACTOR` times what that one took (the
-files then take at most about 5 % of the batch).  A batch killed outright loses at most the rows of
-the last few wells, whose outputs are complete files: ``--resume`` predicts those wells again.
+files then take at most about 5 % of the batch); a timer writes the rows that arrived meanwhile
+when that time is up, even if no other well finishes (a well that hangs delays nothing).  A batch
+killed outright loses at most the rows of the wells finished in that short wait, whose outputs are
+complete files: ``--resume`` predicts those wells again.
 
 ``manifest.json`` holds the batch's settings (model and its checksum, output format, depth range)
 beside the rows; a resume with other settings is refused, so one folder never mixes predictions
@@ -14,7 +16,10 @@ of two models.
 
 from __future__ import annotations
 
+import csv
+import io as _io
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -73,6 +78,9 @@ class Manifest:
         self.about = dict(about or {})
         self._last_end = None
         self._last_cost = 0.0
+        self._lock = threading.Lock()
+        self._pending = None
+        self._timer = None
 
     @property
     def json_path(self) -> Path:
@@ -88,9 +96,41 @@ class Manifest:
 
     # ----- writing
     def write(self, rows: list) -> None:
-        """Rewrite both files with the finished rows (None entries are wells not finished yet)."""
-        import pandas as pd
+        """Rewrite both files now with the finished rows (None entries are wells not finished yet)."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._pending = None
+            self._write(list(rows))
 
+    def update(self, rows: list) -> bool:
+        """Rewrite the files, or leave it to a timer when the last rewrite was too recent for its cost.
+
+        Returns True when the files were rewritten now.
+        """
+        with self._lock:
+            self._pending = list(rows)
+            wait = 0.0 if self._last_end is None else \
+                self._last_end + REWRITE_FACTOR * self._last_cost - time.perf_counter()
+            if wait <= 0:
+                self._write(self._pending)
+                self._pending = None
+                return True
+            if self._timer is None:
+                self._timer = threading.Timer(wait, self._flush)
+                self._timer.daemon = True
+                self._timer.start()
+            return False
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._pending is not None:
+                self._write(self._pending)
+                self._pending = None
+
+    def _write(self, rows: list) -> None:
         from .. import io
 
         start = time.perf_counter()
@@ -101,18 +141,13 @@ class Manifest:
                             "not_finished": len(rows) - len(done)},
                 "columns": list(MANIFEST_COLUMNS), "rows": done}
         io.atomic_write_json(self.json_path, body)
-        frame = pd.DataFrame(done, columns=list(MANIFEST_COLUMNS)).astype(
-            {c: "Int64" for c in ("samples", "samples_predicted", "samples_flagged")})   # blank, not 3240.0
-        io.atomic_write_text(self.csv_path, frame.to_csv(index=False))
+        text = _io.StringIO()
+        table = csv.DictWriter(text, fieldnames=MANIFEST_COLUMNS, extrasaction="ignore", lineterminator="\n")
+        table.writeheader()
+        table.writerows(done)                        # None (a failed well's counts) is written blank
+        io.atomic_write_text(self.csv_path, text.getvalue())
         self._last_end = time.perf_counter()
         self._last_cost = self._last_end - start
-
-    def update(self, rows: list) -> bool:
-        """Rewrite the files unless the last rewrite was too recent for its cost; True when written."""
-        if self._last_end is not None and time.perf_counter() - self._last_end < REWRITE_FACTOR * self._last_cost:
-            return False
-        self.write(rows)
-        return True
 
     # ----- reading back (resume)
     def read(self) -> dict:
