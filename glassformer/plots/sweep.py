@@ -71,8 +71,9 @@ def _ranked_panel(ax, rows: list, chosen: int, baselines: dict, unit: str) -> No
 
 
 def _legend(ax, varied: bool) -> None:
-    """One legend for every panel, in the ranked panel's upper right (where the best, shortest bars are)."""
+    """One legend for every panel, under the ranked panel (where it hides no bar)."""
     from matplotlib.lines import Line2D
+    from matplotlib.transforms import ScaledTranslation
 
     handles, labels = ax.get_legend_handles_labels()
     if varied:
@@ -81,7 +82,9 @@ def _legend(ax, varied: bool) -> None:
                    Line2D([], [], ls="", marker="*", color="tab:red", ms=12), *handles]
         labels = ["a setting (upper panels)", "best at each value", "chosen", *labels]
     if handles:
-        ax.legend(handles, labels, loc="upper right", fontsize=8)
+        below = ax.transAxes + ScaledTranslation(0, -0.5, ax.figure.dpi_scale_trans)   # 0.5 inch under the axes
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, ncols=3,
+                  fontsize=8, frameon=False)
 
 
 def plot_sweep(rows: list, varied: list, chosen: int, baselines: dict | None = None, *, unit: str = "log10 mD",
@@ -121,11 +124,11 @@ def plot_sweep(rows: list, varied: list, chosen: int, baselines: dict | None = N
     if missing:
         raise InputError(f"plot_sweep: rows lack the swept setting(s) {missing}")
     baselines = dict(baselines or {})
-    n_ranked = min(len(rows), MAX_RANKED)
+    ranked_height = 1.6 + 0.3 * min(len(rows), MAX_RANKED)          # inches: bars, tick labels and the legend
     width = max(7.0, 3.4 * len(varied))
-    fig = _new_figure((width, (3.4 if varied else 0) + 1.2 + 0.28 * n_ranked))
+    fig = _new_figure((width, (3.4 if varied else 0) + ranked_height))
     layout = [[k for k in varied], ["ranked"] * len(varied)] if varied else [["ranked"]]
-    axes = fig.subplot_mosaic(layout, height_ratios=[3.4, 1.0 + 0.28 * n_ranked] if varied else None)
+    axes = fig.subplot_mosaic(layout, height_ratios=[3.4, ranked_height] if varied else None)
     for key in varied:
         _parameter_panel(axes[key], rows, key, chosen, unit)
     _ranked_panel(axes["ranked"], rows, chosen, baselines, unit)
