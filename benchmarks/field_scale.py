@@ -27,7 +27,10 @@ Columns: ``wall s`` (median), ``wells/s`` or ``fits/s``, ``samples/s`` (input sa
 per second), ``speed-up`` (serial wall / this wall), ``efficiency`` (speed-up / workers), ``task s``
 (median time inside one task, measured where it ran -- it grows when the tasks share the cores
 with something else), ``overhead ms/task`` ((wall x workers - sum of task times) / tasks) and
-``parent CPU ms/task`` (this process: dispatch, manifest, and the Dask scheduler).
+``parent CPU ms/task`` (this process: dispatch, manifest, and the Dask scheduler), ``CPU s/task``
+(CPU time of this process and the workers, per task, read from ``/proc``) and ``cores busy`` (that
+CPU time divided by the wall time: how many cores the run actually got).  On a shared machine the
+last two separate what the engine costs from what the neighbours take.
 """
 
 from __future__ import annotations
@@ -99,28 +102,57 @@ def digest(files, base: Path) -> dict:
     return {str(Path(f).relative_to(base)): hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files}
 
 
+# --------------------------------------------------------------------------- CPU time of the workers
+def worker_pid(_) -> int:
+    return os.getpid()
+
+
+def worker_pids(engine) -> list[int]:
+    """The process ids of the engine's workers (none for the serial engine: it runs in this process)."""
+    if engine.kind == "serial":
+        return []
+    return sorted(set(engine.map(worker_pid, range(16 * engine.n_workers))))
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of the processes ``pids`` so far (Linux ``/proc``; 0 elsewhere)."""
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick          # utime, stime
+    return total
+
+
+def timed(pids: list[int], call) -> tuple:
+    """``(value, wall s, CPU s of this process, CPU s of the workers)`` of ``call()``."""
+    start, cpu, workers = time.perf_counter(), time.process_time(), cpu_seconds(pids)
+    value = call()
+    return (value, time.perf_counter() - start, time.process_time() - cpu, cpu_seconds(pids) - workers)
+
+
 # --------------------------------------------------------------------------- one timed run
-def predict_run(engine, model: Path, paths: list[Path], out: Path) -> dict:
+def predict_run(engine, pids, model: Path, paths: list[Path], out: Path) -> dict:
     from glassformer.wells.batch import run_batch
 
-    start, cpu = time.perf_counter(), time.process_time()
-    rows = run_batch(model, paths, out, engine=engine, overwrite=True)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    rows, wall, cpu, workers = timed(pids, lambda: run_batch(model, paths, out, engine=engine, overwrite=True))
     assert all(r["status"] == "ok" for r in rows), [r["error"] for r in rows if r["status"] != "ok"][:3]
-    return {"wall": wall, "cpu": cpu, "task_s": [r["seconds"] for r in rows],
+    return {"wall": wall, "cpu": cpu, "worker_cpu": workers, "task_s": [r["seconds"] for r in rows],
             "samples": sum(r["samples"] for r in rows), "tasks": len(rows),
             "digest": digest(sorted(out.glob("*.las")), out)}
 
 
-def ensemble_run(engine, tasks: list[dict]) -> dict:
+def ensemble_run(engine, pids, tasks: list[dict]) -> dict:
     from glassformer.wells.seeds import fit_seed
 
-    start, cpu = time.perf_counter(), time.process_time()
-    outcomes = engine.run(fit_seed, tasks)
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    outcomes, wall, cpu, workers = timed(pids, lambda: engine.run(fit_seed, tasks))
     assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok]
-    return {"wall": wall, "cpu": cpu, "task_s": [o.seconds for o in outcomes], "samples": 0, "tasks": len(outcomes),
-            "digest": digest(sorted(Path(t["model_dir"]) / "model.npz" for t in tasks), Path(tasks[0]["model_dir"]).parent)}
+    return {"wall": wall, "cpu": cpu, "worker_cpu": workers, "task_s": [o.seconds for o in outcomes], "samples": 0,
+            "tasks": len(outcomes), "digest": digest(sorted(Path(t["model_dir"]) / "model.npz" for t in tasks),
+                                                       Path(tasks[0]["model_dir"]).parent)}
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -134,7 +166,9 @@ def summarise(label: str, job: str, workers: int, runs: list[dict], serial_wall:
             "speedup": speedup, "efficiency": speedup / workers,
             "task_s": statistics.median(s for r in runs for s in r["task_s"]),
             "overhead_ms": statistics.median(overheads), "parent_cpu_ms": 1e3 * statistics.median(
-                r["cpu"] for r in runs) / tasks}
+                r["cpu"] for r in runs) / tasks,
+            "cpu_per_task_s": statistics.median(r["cpu"] + r["worker_cpu"] for r in runs) / tasks,
+            "cores_busy": statistics.median((r["cpu"] + r["worker_cpu"]) / r["wall"] for r in runs)}
 
 
 def benchmark(root: Path, n_wells: int, n_samples: int, members: int, fit_epochs: int, repeats: int) -> dict:
@@ -147,15 +181,18 @@ def benchmark(root: Path, n_wells: int, n_samples: int, members: int, fit_epochs
         info["start_s"][label] = time.perf_counter() - start
     try:
         runs = {(label, job): [] for label, _ in ENGINES for job in ("predict", "ensemble")}
+        pids = {}
         for label, engine in engines.items():                     # warm-up: workers started, imports done
-            predict_run(engine, model, paths[:2 * engine.n_workers], root / "warm" / label)
-            ensemble_run(engine, ensemble_tasks(paths, root / "warm", engine.n_workers, 1, label.split(",")[0]))
+            pids[label] = worker_pids(engine)
+            predict_run(engine, pids[label], model, paths[:2 * engine.n_workers], root / "warm" / label)
+            ensemble_run(engine, pids[label], ensemble_tasks(paths, root / "warm", engine.n_workers, 1,
+                                                             label.split(",")[0]))
         for rep in range(repeats):
             for label, engine in engines.items():
-                runs[label, "predict"].append(predict_run(engine, model, paths, root / "out" / label))
+                runs[label, "predict"].append(predict_run(engine, pids[label], model, paths, root / "out" / label))
             for label, engine in engines.items():
                 tasks = ensemble_tasks(paths, root / "ensemble", members, fit_epochs, label.split(",")[0])
-                runs[label, "ensemble"].append(ensemble_run(engine, tasks))
+                runs[label, "ensemble"].append(ensemble_run(engine, pids[label], tasks))
             print(f"repetition {rep + 1}/{repeats} done, load average {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         for engine in engines.values():
@@ -176,14 +213,15 @@ def benchmark(root: Path, n_wells: int, n_samples: int, members: int, fit_epochs
 
 def table(result: dict) -> str:
     lines = ["| job | engine | tasks | wall s (median) | tasks/s | samples/s | speed-up | efficiency | task s | "
-             "overhead ms/task | parent CPU ms/task | identical |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "overhead ms/task | parent CPU ms/task | CPU s/task | cores busy | identical |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in result["rows"]:
         what = "predict (wells)" if r["job"] == "predict" else "ensemble (fits)"
         samples = f"{r['samples_per_s']:,.0f}" if r["job"] == "predict" else "-"
         lines.append(f"| {what} | {r['engine']} | {r['tasks']} | {r['wall_s']:.1f} | {r['tasks_per_s']:.2f} | "
                      f"{samples} | {r['speedup']:.2f}x | {100 * r['efficiency']:.0f}% | {r['task_s']:.2f} | "
-                     f"{r['overhead_ms']:.0f} | {r['parent_cpu_ms']:.1f} | {'yes' if r['identical'] else 'NO'} |")
+                     f"{r['overhead_ms']:.0f} | {r['parent_cpu_ms']:.1f} | {r['cpu_per_task_s']:.3f} | "
+                     f"{r['cores_busy']:.2f} | {'yes' if r['identical'] else 'NO'} |")
     lines.append("")
     lines.append("wall times of each repetition: " + "; ".join(
         f"{r['job']} {r['engine']}: {', '.join(f'{w:.1f}' for w in r['walls'])}" for r in result["rows"]))
@@ -197,7 +235,8 @@ def table(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="8 wells of 400 samples, 2 members of 1 epoch, 1 repetition")
+    parser.add_argument("--quick", action="store_true",
+                        help="8 wells of 400 samples, 2 members of 1 epoch, 1 repetition")
     parser.add_argument("--json", type=Path, help="also write the result to this JSON file")
     args = parser.parse_args(argv)
     sizes = (8, 400, 2, 1, 1) if args.quick else (200, 3000, 5, 20, args.repeats)

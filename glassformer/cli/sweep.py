@@ -73,14 +73,36 @@ def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, te
     OUT/model (the chosen model, for `glassformer predict --model OUT`) and
     OUT/settings/<setting>/model (every fitted setting).
     """
-    from ..data import common_depth_unit, read_well
     from ..data.volve import ATTRIBUTION, is_volve
     from ..models import SequenceRegressor
     from ..runs import check_out_folder
-    from ..wells import WellModel, check_training_logs, forecast_logs
+    from ..wells import WellModel
     from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
 
     check_out_folder(out, overwrite=overwrite)
+    names = _check_options(inputs, target, val_depth, val_data, lr, positional)
+    split = HeldOut(train_depth, val_depth, val_data, test_depth, test_data)
+    logs, train_logs, val_logs = split.training_and_validation(data, names, target, max(window))
+    parallel = bool(scheduler) or (jobs or 1) > 1
+    model = SequenceRegressor(positional=positional, positional_options=positional_options(
+        positional, (), positions, max(window), None), epochs=epochs, random_state=seed,
+        progress=progress and not parallel)
+    wm = WellModel(names, target, log_target=log_target, stride=stride, positions=positions, model=model)
+    grid = {"d_model": d_model, "num_heads": heads, "num_layers": layers, "window": window, "lr": lr}
+    with engine_from_click(jobs, scheduler) as engine:
+        result = run_sweep(out, train_logs, val_logs, wm, grid, engine=engine, echo=click.echo)
+    test_logs = split.test(logs) if (test_depth or test_data) else None     # read now, after the choice
+    options = click.get_current_context().params
+    metrics = finish_sweep(out, result, test_logs, attribution=ATTRIBUTION if any(map(is_volve, logs)) else None,
+                           config={"command": "sweep", "inputs": names, **{
+                               k: list(v) if isinstance(v, tuple) else v for k, v in options.items()
+                               if k not in ("inputs", "out", "overwrite", "progress", "jobs", "scheduler")}})
+    click.echo(format_sweep_table(metrics))
+    click.echo(f"Wrote {out}")
+
+
+def _check_options(inputs, target, val_depth, val_data, lr, positional) -> list:
+    """The input mnemonics, once the options that cannot work together are refused."""
     if not (val_depth or val_data):
         raise click.UsageError("sweep chooses on validation data: give --val-depth TOP:BASE and/or --val-data FILE "
                                "(the test data are never used to choose)")
@@ -93,47 +115,63 @@ def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, te
     if positional == "wavelengths":
         raise InputError("--positional wavelengths fixes d_model to 2 x the number of wavelengths; sweep d_model with "
                          "another encoding, or use `glassformer train`")
-    top, base = parse_interval(train_depth, "--train-depth")
-    logs = [read_well(p) for p in data]
-    common_depth_unit(logs)
-    train_logs = [g.interval(top, base) for g in logs]
-    check_training_logs(logs, train_logs, names, target, max(window), train_depth)
-    val_logs = _held_out(logs, (top, base), train_depth, val_depth, val_data, "--val-depth")
-    tdepth = parse_interval(test_depth, "--test-depth") if test_depth else None
-    if tdepth and not test_data:                  # depths only: overlaps are refused before anything is fitted
-        forecast_logs(logs, (top, base), tdepth, labels=(f"--train-depth {train_depth}", f"--test-depth {test_depth}"))
-        if val_depth and not val_data:
-            forecast_logs(logs, parse_interval(val_depth, "--val-depth"), tdepth,
-                          labels=(f"--val-depth {val_depth}", f"--test-depth {test_depth}"))
-    parallel = bool(scheduler) or (jobs or 1) > 1
-    model = SequenceRegressor(positional=positional, positional_options=positional_options(
-        positional, (), positions, max(window), None), epochs=epochs, random_state=seed,
-        progress=progress and not parallel)
-    wm = WellModel(names, target, log_target=log_target, stride=stride, positions=positions, model=model)
-    grid = {"d_model": d_model, "num_heads": heads, "num_layers": layers, "window": window, "lr": lr}
-    with engine_from_click(jobs, scheduler) as engine:
-        result = run_sweep(out, train_logs, val_logs, wm, grid, engine=engine, echo=click.echo)
-    test_logs = _held_out(logs, (top, base), train_depth, test_depth, test_data, "--test-depth") \
-        if (test_depth or test_data) else None    # read now, after the choice
-    metrics = finish_sweep(out, result, test_logs, attribution=ATTRIBUTION if any(map(is_volve, logs)) else None,
-                           config={"command": "sweep", "data": list(data), "val_data": list(val_data),
-                                   "test_data": list(test_data), "train_depth": [top, base], "val_depth": val_depth,
-                                   "test_depth": test_depth, "grid": {k: list(v) for k, v in grid.items()},
-                                   "inputs": names, "target": target, "log_target": log_target, "epochs": epochs,
-                                   "positions": positions, "positional": positional, "seed": seed,
-                                   "stride": stride})
-    click.echo(format_sweep_table(metrics))
-    click.echo(f"Wrote {out}")
+    return names
 
 
-def _held_out(logs, train_interval, train_text, depth_text, files, option):
-    """Validation or test logs: ``depth_text`` of the training wells, or ``files`` (whole, or that interval)."""
-    from ..data import common_depth_unit, read_well
-    from ..wells import forecast_logs
+class HeldOut:
+    """The training, validation and test parts of the wells, from the interval and file options.
 
-    wells = [read_well(p) for p in files]
-    common_depth_unit([*logs, *wells])
-    interval = parse_interval(depth_text, option) if depth_text else None
-    held, _ = forecast_logs(logs, train_interval, interval, wells, labels=(f"--train-depth {train_text}",
-                                                                             f"{option} {depth_text}"))
-    return held
+    Validation and test are intervals of the training wells (``--val-depth``/``--test-depth``) or
+    wells of their own (``--val-data``/``--test-data``, whole or that interval).  Same-well parts
+    may share one boundary depth, which stays in the earlier part (training, then validation);
+    larger overlaps are refused before anything is fitted.
+    """
+
+    def __init__(self, train_depth, val_depth, val_data, test_depth, test_data):
+        self.train_depth, self.val_depth, self.val_data = train_depth, val_depth, val_data
+        self.test_depth, self.test_data = test_depth, test_data
+        self.train = parse_interval(train_depth, "--train-depth")
+
+    def _labels(self, first: str, second: str) -> tuple:
+        texts = {"train": f"--train-depth {self.train_depth}", "val": f"--val-depth {self.val_depth}",
+                 "test": f"--test-depth {self.test_depth}"}
+        return texts[first], texts[second]
+
+    def training_and_validation(self, data, names, target, window):
+        """``(whole logs, training logs, validation logs)``; the test depths are checked, not read."""
+        from ..data import common_depth_unit, read_well
+        from ..wells import check_training_logs, forecast_logs
+
+        logs = [read_well(p) for p in data]
+        common_depth_unit(logs)
+        train_logs = [g.interval(*self.train) for g in logs]
+        check_training_logs(logs, train_logs, names, target, window, self.train_depth)
+        val_logs = self._part(logs, self.val_depth, self.val_data, "--val-depth", "val")
+        if self.test_depth and not self.test_data:     # depths only: overlaps refused before any fit
+            test = parse_interval(self.test_depth, "--test-depth")
+            forecast_logs(logs, self.train, test, labels=self._labels("train", "test"))
+            if self.val_depth and not self.val_data:
+                forecast_logs(logs, parse_interval(self.val_depth, "--val-depth"), test,
+                              labels=self._labels("val", "test"))
+        return logs, train_logs, val_logs
+
+    def test(self, logs):
+        """The test logs (read only when called: after the choice)."""
+        from ..wells import forecast_logs
+
+        test_logs = self._part(logs, self.test_depth, self.test_data, "--test-depth", "test")
+        if self.val_depth and not self.val_data and not self.test_data:   # a depth shared with validation stays there
+            val = parse_interval(self.val_depth, "--val-depth")
+            test_logs = [forecast_logs([g], val, (g.depth[0], g.depth[-1]), labels=self._labels("val", "test"))[0][0]
+                         for g in test_logs]
+        return test_logs
+
+    def _part(self, logs, depth_text, files, option, which):
+        from ..data import common_depth_unit, read_well
+        from ..wells import forecast_logs
+
+        wells = [read_well(p) for p in files]
+        common_depth_unit([*logs, *wells])
+        interval = parse_interval(depth_text, option) if depth_text else None
+        held, _ = forecast_logs(logs, self.train, interval, wells, labels=self._labels("train", which))
+        return held

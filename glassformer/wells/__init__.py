@@ -9,10 +9,15 @@ module                 what it holds
 ``splits``             training / test intervals of wells, and the checks made before fitting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
 ``tables``             the plain-text tables the CLI prints
+``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
+``batch``              many wells on any engine: one output each, a manifest, ``--resume``
+``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
+``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
+``sweep``              a grid of settings chosen on validation data, then scored once on test
 =====================  ========================================================================
 
-``glassformer train``, ``predict`` and ``compare`` and the well demos are thin layers over this
-package; a Python user does the same with :class:`WellModel` and :func:`run_well_experiment`.
+``glassformer train``, ``predict``, ``compare``, ``sweep`` and the well demos are thin layers over
+this package; a Python user does the same with :class:`WellModel` and :func:`run_well_experiment`.
 """
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean

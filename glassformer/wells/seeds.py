@@ -137,7 +137,8 @@ def fit_seeds(engine, wm, train_logs: Sequence, test_logs: Sequence, seeds: Sequ
     runs = [{k: r[k] for k in ("seed", "metrics", "parameters", "seconds")} for r in results]
     if len(results) > 1:
         for r in results:
-            echo(f"  seed {r['seed']}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in r["metrics"]["test"].items()
+            test = r["metrics"]["test"]
+            echo(f"  seed {r['seed']}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test.items()
                                                      if v["rmse"] is not None))
     head = results[0]
     fitted = load_fitted(head["model_dir"])

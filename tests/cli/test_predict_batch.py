@@ -83,7 +83,8 @@ def test_three_outputs_two_failed_rows_and_exit_status_3(field, serial, capsys):
     rows = {Path(r["file"]).name: r for r in _rows(out)}
     assert [rows[n]["status"] for n in VOLVE] == ["ok"] * 3
     assert rows["corrupt.las"]["status"] == rows["no_sw.csv"]["status"] == "error"
-    assert rows["corrupt.las"]["error"] == f"DataFileError: {wells / 'corrupt.las'}: no ~ sections found; not a LAS file"
+    assert rows["corrupt.las"]["error"] == (f"DataFileError: {wells / 'corrupt.las'}: no ~ sections found; "
+                                            "not a LAS file")
     assert rows["no_sw.csv"]["error"].startswith(f"CurveNotFoundError: curve 'SW' not found in well 'no_sw' "
                                                  f"({wells / 'no_sw.csv'}); available: DEPTH, PHIF, VSH")
     # samples predicted: depths where PHIF, VSH and SW all exist (F-1A's 2,281 as in the single-well test)
