@@ -104,6 +104,7 @@ def digest(files, base: Path) -> dict:
 
 # --------------------------------------------------------------------------- CPU time of the workers
 def worker_pid(_) -> int:
+    time.sleep(0.05)              # long enough that every worker gets some of these tasks
     return os.getpid()
 
 
@@ -111,7 +112,7 @@ def worker_pids(engine) -> list[int]:
     """The process ids of the engine's workers (none for the serial engine: it runs in this process)."""
     if engine.kind == "serial":
         return []
-    return sorted(set(engine.map(worker_pid, range(16 * engine.n_workers))))
+    return sorted(set(engine.map(worker_pid, range(8 * engine.n_workers))))
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -127,28 +128,33 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
-def timed(pids: list[int], call) -> tuple:
-    """``(value, wall s, CPU s of this process, CPU s of the workers)`` of ``call()``."""
+def timed(engine, call) -> tuple:
+    """``(value, wall s, CPU s of this process, CPU s of the workers)`` of ``call()``.
+
+    The workers' CPU time is None when a worker was replaced during the call (its time is lost).
+    """
+    pids = worker_pids(engine)
     start, cpu, workers = time.perf_counter(), time.process_time(), cpu_seconds(pids)
     value = call()
-    return (value, time.perf_counter() - start, time.process_time() - cpu, cpu_seconds(pids) - workers)
+    wall, cpu, workers = time.perf_counter() - start, time.process_time() - cpu, cpu_seconds(pids) - workers
+    return value, wall, cpu, workers if worker_pids(engine) == pids else None
 
 
 # --------------------------------------------------------------------------- one timed run
-def predict_run(engine, pids, model: Path, paths: list[Path], out: Path) -> dict:
+def predict_run(engine, model: Path, paths: list[Path], out: Path) -> dict:
     from glassformer.wells.batch import run_batch
 
-    rows, wall, cpu, workers = timed(pids, lambda: run_batch(model, paths, out, engine=engine, overwrite=True))
+    rows, wall, cpu, workers = timed(engine, lambda: run_batch(model, paths, out, engine=engine, overwrite=True))
     assert all(r["status"] == "ok" for r in rows), [r["error"] for r in rows if r["status"] != "ok"][:3]
     return {"wall": wall, "cpu": cpu, "worker_cpu": workers, "task_s": [r["seconds"] for r in rows],
             "samples": sum(r["samples"] for r in rows), "tasks": len(rows),
             "digest": digest(sorted(out.glob("*.las")), out)}
 
 
-def ensemble_run(engine, pids, tasks: list[dict]) -> dict:
+def ensemble_run(engine, tasks: list[dict]) -> dict:
     from glassformer.wells.seeds import fit_seed
 
-    outcomes, wall, cpu, workers = timed(pids, lambda: engine.run(fit_seed, tasks))
+    outcomes, wall, cpu, workers = timed(engine, lambda: engine.run(fit_seed, tasks))
     assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok]
     return {"wall": wall, "cpu": cpu, "worker_cpu": workers, "task_s": [o.seconds for o in outcomes], "samples": 0,
             "tasks": len(outcomes), "digest": digest(sorted(Path(t["model_dir"]) / "model.npz" for t in tasks),
@@ -167,8 +173,17 @@ def summarise(label: str, job: str, workers: int, runs: list[dict], serial_wall:
             "task_s": statistics.median(s for r in runs for s in r["task_s"]),
             "overhead_ms": statistics.median(overheads), "parent_cpu_ms": 1e3 * statistics.median(
                 r["cpu"] for r in runs) / tasks,
-            "cpu_per_task_s": statistics.median(r["cpu"] + r["worker_cpu"] for r in runs) / tasks,
-            "cores_busy": statistics.median((r["cpu"] + r["worker_cpu"]) / r["wall"] for r in runs)}
+            **_cpu(runs, tasks)}
+
+
+def _cpu(runs: list[dict], tasks: int) -> dict:
+    """Median CPU s per task and cores busy over the runs whose workers' CPU time is complete."""
+    whole = [r for r in runs if r["worker_cpu"] is not None]
+    if not whole:
+        return {"cpu_per_task_s": None, "cores_busy": None, "cpu_runs": 0}
+    return {"cpu_per_task_s": statistics.median(r["cpu"] + r["worker_cpu"] for r in whole) / tasks,
+            "cores_busy": statistics.median((r["cpu"] + r["worker_cpu"]) / r["wall"] for r in whole),
+            "cpu_runs": len(whole)}
 
 
 def benchmark(root: Path, n_wells: int, n_samples: int, members: int, fit_epochs: int, repeats: int) -> dict:
@@ -181,18 +196,15 @@ def benchmark(root: Path, n_wells: int, n_samples: int, members: int, fit_epochs
         info["start_s"][label] = time.perf_counter() - start
     try:
         runs = {(label, job): [] for label, _ in ENGINES for job in ("predict", "ensemble")}
-        pids = {}
         for label, engine in engines.items():                     # warm-up: workers started, imports done
-            pids[label] = worker_pids(engine)
-            predict_run(engine, pids[label], model, paths[:2 * engine.n_workers], root / "warm" / label)
-            ensemble_run(engine, pids[label], ensemble_tasks(paths, root / "warm", engine.n_workers, 1,
-                                                             label.split(",")[0]))
+            predict_run(engine, model, paths[:2 * engine.n_workers], root / "warm" / label)
+            ensemble_run(engine, ensemble_tasks(paths, root / "warm", engine.n_workers, 1, label.split(",")[0]))
         for rep in range(repeats):
             for label, engine in engines.items():
-                runs[label, "predict"].append(predict_run(engine, pids[label], model, paths, root / "out" / label))
+                runs[label, "predict"].append(predict_run(engine, model, paths, root / "out" / label))
             for label, engine in engines.items():
                 tasks = ensemble_tasks(paths, root / "ensemble", members, fit_epochs, label.split(",")[0])
-                runs[label, "ensemble"].append(ensemble_run(engine, pids[label], tasks))
+                runs[label, "ensemble"].append(ensemble_run(engine, tasks))
             print(f"repetition {rep + 1}/{repeats} done, load average {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         for engine in engines.values():
@@ -220,8 +232,8 @@ def table(result: dict) -> str:
         samples = f"{r['samples_per_s']:,.0f}" if r["job"] == "predict" else "-"
         lines.append(f"| {what} | {r['engine']} | {r['tasks']} | {r['wall_s']:.1f} | {r['tasks_per_s']:.2f} | "
                      f"{samples} | {r['speedup']:.2f}x | {100 * r['efficiency']:.0f}% | {r['task_s']:.2f} | "
-                     f"{r['overhead_ms']:.0f} | {r['parent_cpu_ms']:.1f} | {r['cpu_per_task_s']:.3f} | "
-                     f"{r['cores_busy']:.2f} | {'yes' if r['identical'] else 'NO'} |")
+                     f"{r['overhead_ms']:.0f} | {r['parent_cpu_ms']:.1f} | {_fmt(r['cpu_per_task_s'], 3)} | "
+                     f"{_fmt(r['cores_busy'], 2)} | {'yes' if r['identical'] else 'NO'} |")
     lines.append("")
     lines.append("wall times of each repetition: " + "; ".join(
         f"{r['job']} {r['engine']}: {', '.join(f'{w:.1f}' for w in r['walls'])}" for r in result["rows"]))
@@ -230,6 +242,10 @@ def table(result: dict) -> str:
                  f"{result['fit_epochs']} epochs; {result['repeats']} repetition(s); load average at the end "
                  f"{', '.join(f'{x:.1f}' for x in result['load_average_end'])} on {result['cores']} cores")
     return "\n".join(lines)
+
+
+def _fmt(value, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def main(argv: list[str] | None = None) -> int:
