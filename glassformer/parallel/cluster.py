@@ -51,12 +51,15 @@ def _pre_spawn_environ(dask) -> dict:
 
 
 def worker_environment() -> dict:
-    """Versions a worker runs (sent to every worker when the engine connects)."""
+    """Versions a worker runs, and its malloc trim setting (sent to every worker when the engine connects)."""
+    import os
+
     import numpy
 
     import glassformer
 
-    return {"glassformer": glassformer.__version__, "numpy": numpy.__version__}
+    return {"glassformer": glassformer.__version__, "numpy": numpy.__version__,
+            "malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
 
 
 class DaskEngine(Engine):
@@ -155,6 +158,11 @@ class DaskEngine(Engine):
             if versions["numpy"] != mine["numpy"]:
                 warnings.warn(f"Dask worker {worker} runs NumPy {versions['numpy']}, this process {mine['numpy']}: "
                               "results may differ from a serial run in the last digits", stacklevel=3)
+        trimmed = sorted(w for w, versions in found.items() if versions.get("malloc_trim"))
+        if trimmed:
+            warnings.warn(f"Dask workers {', '.join(trimmed)} run with MALLOC_TRIM_THRESHOLD_ set (the Dask nanny's "
+                          "default), which makes NumPy training several times slower; start them with "
+                          "`dask worker ADDRESS --nthreads 1 --no-nanny`", stacklevel=3)
         self._warn_threads()
 
     def _warn_threads(self) -> None:

@@ -21,11 +21,18 @@ distributed = pytest.importorskip("distributed", reason="the Dask engine needs t
 
 @pytest.fixture(scope="module")
 def cluster():
+    """Process workers with one thread each and glibc's malloc defaults, as the README asks of a user's cluster."""
     import logging
 
+    import dask
+
+    from glassformer.parallel.cluster import _pre_spawn_environ
+
     one = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=logging.CRITICAL, env=one) as c:
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": _pre_spawn_environ(dask)}):
+        c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=None, silence_logs=logging.CRITICAL, env=one)
+    with c:
         yield c.scheduler_address
 
 
@@ -98,3 +105,17 @@ def test_compare_seeds_on_a_cluster_equal_the_serial_run(cluster, well, tmp_path
     predictions = [(tmp_path / n / "predictions.csv").read_bytes() for n in ("serial", "dask")]
     assert predictions[0] == predictions[1]
     assert os.path.isfile(tmp_path / "dask" / "report.html")
+
+
+def test_workers_with_dasks_malloc_trim_setting_are_warned_about(monkeypatch):
+    """The Dask nanny's MALLOC_TRIM_THRESHOLD_ makes NumPy training several times slower: say so on connecting."""
+    import logging
+
+    from glassformer.parallel import make_engine
+
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")         # in-process workers share this environment
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None, silence_logs=logging.CRITICAL) as c:
+        with pytest.warns(UserWarning, match=r"run with MALLOC_TRIM_THRESHOLD_ set .* --no-nanny"):
+            with make_engine(scheduler=c.scheduler_address):
+                pass
