@@ -1,12 +1,12 @@
 """Choosing the wavelengths of the positional encoding by validation.
 
-Seed 000 ("How do we specify positional embeddings?") lists four ways to pick the wavelengths of
+The chapter (Pyrcz 2024, "How do we specify positional embeddings?") lists four ways to pick the wavelengths of
 the fixed encoding ``p = [sin(2*pi*t/lambda_j), cos(2*pi*t/lambda_j)]``: prior knowledge (layer
 thicknesses, correlation ranges), a geometric schedule from short to long, tuning on validation
 data, or learning them.  This module implements the second and third:
 
 * :func:`geometric_wavelengths` -- a geometric schedule, to build candidate sets;
-* :func:`select_wavelengths` -- the seed's "validation-based selection": one
+* :func:`select_wavelengths` -- the chapter's "validation-based selection": one
   :class:`~glassformer.models.SequenceRegressor` per candidate set, trained on the training
   interval only and scored on a validation interval; returns the table and the best candidate.
 
@@ -42,7 +42,7 @@ def geometric_wavelengths(shortest: float, longest: float, n_pairs: int) -> list
     """``n_pairs`` wavelengths in geometric progression from ``shortest`` to ``longest`` (both included).
 
     ``lambda_j = shortest * (longest / shortest) ** (j / (n_pairs - 1))`` for ``j = 0 .. n_pairs-1``
-    (seed 000, "How do we specify positional embeddings?", suggestion 2: cover short to long
+    (the chapter's "How do we specify positional embeddings?", suggestion 2: cover short to long
     scales).  The standard sinusoidal encoding (Vaswani et al., 2017, sec. 3.5) is this schedule
     from ``2*pi`` to ``2*pi * 10000 ** ((d_model - 2) / d_model)``.
 
@@ -131,7 +131,7 @@ class SelectionResult:
 
 def select_wavelengths(candidates, X_train, y_train, X_val, y_val, *, positions_train=None, positions_val=None,
                        model_params=None, metric: str = "rmse", seeds=(0,)) -> SelectionResult:
-    """Pick the positional wavelengths that predict a validation interval best (seed 000's suggestion 3).
+    """Pick the positional wavelengths that predict a validation interval best (the chapter's suggestion 3).
 
     For each candidate set ``lambda = [lambda_1, ..., lambda_m]`` a
     :class:`~glassformer.models.SequenceRegressor` with ``positional="wavelengths"`` and
@@ -156,7 +156,7 @@ def select_wavelengths(candidates, X_train, y_train, X_val, y_val, *, positions_
     y_val : array (n_val, seq_val) or (n_val, seq_val, n_targets)
     positions_train : array (seq,) or (n_train, seq), optional
         Position of every sample (e.g. depth in m, or the sample's index along the well).  Default
-        ``1 .. seq`` for every window (the seed's), which makes only the position *inside* the
+        ``1 .. seq`` for every window (the chapter's), which makes only the position *inside* the
         window visible; pass absolute positions when the pattern is tied to depth.
     positions_val : array (seq_val,) or (n_val, seq_val), optional
         As ``positions_train``; default ``1 .. seq_val``.

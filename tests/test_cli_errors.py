@@ -106,7 +106,7 @@ def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
     ({}, ("--seed", "-1"), r"Invalid value for '--seed'"),
     ({}, ("--lr", "nan"), r"--lr: the learning rate must be a finite number > 0, got nan"),
     ({}, ("--heads", "3"), r"d_model \(8\) must be divisible by num_heads \(3\)"),
-    ({}, ("--positional", "bogus"), r"name must be one of \[.*\], got 'bogus'"),
+    ({}, ("--positional", "bogus"), r"Invalid value for '--positional': 'bogus' is not one of 'chapter', .*'rotary'"),
     ({}, ("--window", "1"), r"Invalid value for '--window'"),
     ({}, ("--test-depth", "2010:2020"), r"--test-depth 2010:2020 lies inside --train-depth 2005:2029"),
     ({}, ("--test-depth", "2020:2040"), r"--test-depth 2020:2040 overlaps --train-depth 2005:2029 in well: 91 depth "
@@ -271,7 +271,7 @@ def test_positional_help_and_error_list_the_same_names(well_csv, tmp_path, capsy
     text = " ".join(capsys.readouterr().out.split())
     helped = re.search(r"Positional encoding: ([a-z, ]+)\.", text).group(1).split(", ")
     assert main(_args(well_csv, tmp_path / "out", "--positional", "foo")) == 2
-    listed = re.findall(r"'(\w+)'", re.search(r"must be one of \[(.*)\]", _one_error_line(capsys)).group(1))
+    listed = re.findall(r"'(\w+)'", re.search(r"is not one of (.*)\.$", _one_error_line(capsys)).group(1))
     assert helped == listed and "rotary" in listed and "wavelengths" in listed
     assert "--wavelengths" in text and "2 x their count" in text
 

@@ -7,7 +7,8 @@ import click
 
 from ..errors import InputError
 from ..parallel import engine_from_click, engine_options
-from .options import GreedyCommand, input_names, parse_interval, positional_names, positional_options
+from .options import (GreedyCommand, implied_d_model, input_names, parse_interval, positional_names,
+                      positional_options)
 
 
 @click.command("compare", cls=GreedyCommand)
@@ -30,7 +31,7 @@ from .options import GreedyCommand, input_names, parse_interval, positional_name
               help="Maximum epochs of both networks [30 on --data; the demo's own with --demo].")
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
-@click.option("--positional", default="sinusoidal", show_default=True,
+@click.option("--positional", default="sinusoidal", show_default=True, type=click.Choice(positional_names()),
               help=f"Transformer positional encoding (--data only; positions are sample indices 1..T): "
                    f"{', '.join(positional_names())}. 'wavelengths' needs --wavelengths.")
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
@@ -93,8 +94,8 @@ def _compare_wells(data, names, target, log_target, train_depth, test_depth, tes
 
     opts = positional_options(positional, wavelengths, "index", window, None)
     model = SequenceRegressor(positional=positional, positional_options=opts)
-    if positional == "wavelengths":               # d_model follows the number of wavelengths
-        model.set_params(d_model=2 * len(opts["wavelengths"]))
+    if implied_d_model(positional, opts) is not None:       # e.g. 2 x the number of wavelengths
+        model.set_params(d_model=implied_d_model(positional, opts))
     clone(model).build_network(len(names))        # bad model options fail before --out exists
     top, base = parse_interval(train_depth, "--train-depth")
     tdepth = parse_interval(test_depth, "--test-depth") if test_depth else None

@@ -13,19 +13,28 @@ import click
 
 from ..errors import InputError
 
-__all__ = ["GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "input_names", "parse_interval",
+__all__ = ["GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "implied_d_model", "input_names", "parse_interval",
            "positional_names", "positional_options"]
 
 
 def positional_names() -> list:
-    """Every ``--positional`` name: the additive encodings, then rotary."""
-    from ..nn.positional import POSITIONAL_ENCODINGS
+    """Every ``--positional`` name, from the registry of positional encodings."""
+    from ..nn.positional import positional_names as names
 
-    return [*POSITIONAL_ENCODINGS, "rotary"]
+    return names()
 
 
-POSITIONAL_HELP = (f"Positional encoding: {', '.join(positional_names())}. 'wavelengths' needs --wavelengths; "
-                   "'learned' needs --positions index.")
+def _positional_help() -> str:
+    """``--positional``'s help, read from the registry: the names, then what each needs."""
+    from ..nn.positional import get_spec
+
+    specs = [get_spec(n) for n in positional_names()]
+    needs = [f"'{s.name}' needs --{o}" for s in specs for o in s.cli_options if o in s.required]
+    needs += [f"'{s.name}' needs --positions index" for s in specs if s.integer_positions]
+    return f"Positional encoding: {', '.join(positional_names())}. " + "; ".join(needs) + "."
+
+
+POSITIONAL_HELP = _positional_help()
 WAVELENGTHS_HELP = ("Wavelengths W1 W2 ... for --positional wavelengths, in position units (samples with --positions "
                     "index, the file's depth unit, e.g. m, with --positions depth): one sine/cosine pair each")
 
@@ -72,50 +81,71 @@ def input_names(inputs) -> list:
 
 
 def positional_options(positional: str, wavelengths, positions: str, window: int, d_model: int | None) -> dict:
-    """``positional_options`` for ``--positional`` (checked against ``--wavelengths`` and ``--positions``).
+    """``positional_options`` for ``--positional``, from its registry entry, checked against
+    ``--wavelengths``, ``--positions`` and ``--d-model``.
 
-    ``d_model=None`` (``compare``, which has no --d-model) skips the width check: the caller sets
-    d_model to 2 x the number of wavelengths.
+    ``d_model=None`` (``compare``, which has no --d-model) skips the width check: the caller takes
+    the width the options imply (:func:`implied_d_model`).
 
     Raises
     ------
     InputError
         A combination that cannot work, named with the option that fixes it.
     """
+    from ..nn.positional import get_spec
+
+    spec = get_spec(positional, "--positional")
     opts = {}
-    if positional == "learned":
-        if positions == "depth":
-            raise InputError("--positional learned needs --positions index (one learned vector per sample "
-                             "index 1..T); depths in metres are not table indices")
-        opts = {"max_len": window + 1}
-    if wavelengths and positional != "wavelengths":
+    if wavelengths and "wavelengths" not in spec.cli_options:
         raise InputError(f"--wavelengths is used only with --positional wavelengths (got --positional {positional})")
-    if positional == "wavelengths":
-        if not wavelengths:
-            raise InputError("--positional wavelengths needs --wavelengths W1 W2 ... (position units: samples with "
-                             "--positions index, the depth unit with --positions depth); d_model must be 2 x their "
-                             "count")
-        bad = [w for w in wavelengths if not (math.isfinite(w) and w > 0)]
-        if bad:
-            raise InputError(f"--wavelengths must be finite numbers > 0, got {bad[0]:g}")
-        if d_model is not None and d_model != 2 * len(wavelengths):
-            raise InputError(f"--positional wavelengths: --d-model ({d_model}) must be 2 x the number of --wavelengths "
-                             f"({len(wavelengths)}); use --d-model {2 * len(wavelengths)}")
-        opts = {"wavelengths": [float(w) for w in wavelengths]}
+    if spec.integer_positions:
+        if positions == "depth":
+            raise InputError(f"--positional {positional} needs --positions index (one vector per sample index "
+                             "1..T); depths in metres are not table indices")
+        opts["max_len"] = window + 1
+    if "wavelengths" in spec.cli_options:
+        opts["wavelengths"] = _wavelengths(wavelengths, required="wavelengths" in spec.required)
+    if spec.d_model_for is not None and d_model is not None and d_model != spec.d_model_for(opts):
+        width = spec.d_model_for(opts)
+        why = (f"2 x the number of --wavelengths ({len(opts['wavelengths'])})" if "wavelengths" in opts
+               else f"{width} for this encoding")
+        raise InputError(f"--positional {positional}: --d-model ({d_model}) must be {why}; use --d-model {width}")
     return opts
 
 
+def implied_d_model(positional: str, options: dict) -> int | None:
+    """The width ``--positional`` with ``options`` implies (2 x the wavelengths, 4 for the chapter's), or None."""
+    from ..nn.positional import get_spec
+
+    spec = get_spec(positional, "--positional")
+    return None if spec.d_model_for is None else int(spec.d_model_for(options))
+
+
+def _wavelengths(values, *, required: bool) -> list:
+    if not values and required:
+        raise InputError("--positional wavelengths needs --wavelengths W1 W2 ... (position units: samples with "
+                         "--positions index, the depth unit with --positions depth); d_model must be 2 x their "
+                         "count")
+    bad = [w for w in values if not (math.isfinite(w) and w > 0)]
+    if bad:
+        raise InputError(f"--wavelengths must be finite numbers > 0, got {bad[0]:g}")
+    return [float(w) for w in values]
+
+
 class GreedyCommand(click.Command):
-    """A command whose ``--inputs`` (and ``--wavelengths``) take several space-separated values:
-    ``--inputs PHIF VSH SW``.
+    """A command whose ``--inputs`` (and ``--wavelengths``, ``--pretrain-data``, ``--test-cores``,
+    ``--validation-cores``) take several space-separated values: ``--inputs PHIF VSH SW``.
 
     Click options take a fixed number of values, so the arguments are rewritten to
     ``--inputs PHIF --inputs VSH --inputs SW`` (a ``multiple=True`` option) before parsing.
     """
 
-    greedy = ("--inputs", "--wavelengths")
+    greedy = ("--inputs", "--wavelengths", "--pretrain-data", "--test-cores", "--validation-cores")
     examples = {"--inputs": "curve mnemonic, e.g. --inputs PHIF VSH SW",
-                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64"}
+                "--wavelengths": "wavelength, e.g. --wavelengths 4 16 64",
+                "--pretrain-data": "well file, e.g. --pretrain-data F-1A.las F-1B.las",
+                "--test-cores": "core (run) number, e.g. --test-cores 2 4",
+                "--validation-cores": "core (run) number, e.g. --validation-cores 5"}
 
     def parse_args(self, ctx, args):
         def value(opt, token):

@@ -43,7 +43,8 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, overwrite, resume, 
     """Predict the target log of a well, or of many wells, with a trained model.
 
     Writes one prediction per depth sample (NaN where an input is missing), in mD
-    (and log10 mD when the model was trained with --log-target).
+    (and log10 mD when the model was trained with --log-target).  A run trained with
+    --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
 
     \b
     One well:    glassformer predict --model RUN --data W.las --out W_pred.las
@@ -101,9 +102,9 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only) -> None:
 
 
 def _prediction_name(model_dir) -> str:
-    from ..wells import WellModel
+    from ..wells.prediction import load_predictor
 
-    return f"{WellModel.load(model_dir).target_name}_PRED"
+    return f"{load_predictor(model_dir)[0].target_name}_PRED"
 
 
 def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler) -> int:

@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, input_names, parse_interval,
-                      positional_options)
+                      positional_names, positional_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
@@ -19,10 +20,12 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--inputs", required=True, multiple=True,
               help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (the first is taken as porosity for the "
                    "porosity-permeability baseline).")
-@click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
+                                              "without --core).")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
-@click.option("--train-depth", required=True, help="Training interval TOP:BASE (file depth unit, e.g. m).")
+@click.option("--train-depth", default=None,
+              help="Training interval TOP:BASE (file depth unit, e.g. m); required without --core.")
 @click.option("--test-depth", default=None,
               help="Forecast/test interval TOP:BASE (file depth unit). Without it only training metrics exist.")
 @click.option("--test-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
@@ -33,7 +36,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(1), help="Training epochs (max).")
 @click.option("--positions", type=click.Choice(["index", "depth"]), default="index", show_default=True,
               help="Positions: sample index inside the window (1..T) or depth (file unit).")
-@click.option("--positional", default="sinusoidal", show_default=True, help=POSITIONAL_HELP)
+@click.option("--positional", default="sinusoidal", show_default=True, type=click.Choice(positional_names()),
+              help=POSITIONAL_HELP)
 @click.option("--wavelengths", multiple=True, type=float, metavar="W1 W2 ...",
               help=WAVELENGTHS_HELP + "; --d-model must be 2 x their count.")
 @click.option("--d-model", default=16, show_default=True, type=click.IntRange(1), help="Model width d_model.")
@@ -50,15 +54,22 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
+@core_options
 def train(data, inputs, target, log_target, train_depth, test_depth, test_data, window, stride, epochs, positions,
           positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite, progress, checkpoint_every,
-          resume):
+          resume, **core):
     """Train a transformer on well logs and report it beside the baselines.
 
     Scaling is fitted on the training interval only; NaN targets (gaps, LAS nulls) are masked out
     of the loss; windows never cross gaps in the inputs.  Metrics (RMSE, MAE in the target's
     units, R²) are for the transformer, the porosity-permeability transform (linear regression of
     log10 k on porosity) and the training mean, on the same split.
+
+    \b
+    Core: with --core CORE.csv the target is the core permeability (--core-target), matched to the
+    log per core run and scored at held-out cores only; a deep ensemble (--ensemble, default 5)
+    gives P10/P50/P90, calibrated on the validation cores. --ensemble K without --core does the
+    same on the log target, calibrated on --validation-data or --validation-depth.
 
     \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
@@ -77,6 +88,15 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     from ..wells import WellModel, check_training_logs, forecast_logs, run_well_experiment
 
     ctx = click.get_current_context()
+    check_core_use(ctx.params)
+    if core["core"] is not None:
+        check_out_folder(out, overwrite=overwrite)
+        return run_core_command(ctx.params, names=input_names(inputs), log_target=log_target,
+                                model=transformer_from_options(ctx.params), window=window, stride=stride,
+                                positions=positions)
+    for value, option in ((target, "--target"), (train_depth, "--train-depth")):
+        if value is None:
+            raise click.UsageError(f"Missing option '{option}' (or give --core to learn from core plugs).")
     callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
                                 config={"command": "train", "options": run_signature(ctx.params)})]
     resuming_here = False
@@ -111,6 +131,9 @@ def train(data, inputs, target, log_target, train_depth, test_depth, test_data, 
     clone(model).build_network(len(names))      # bad model options fail before --out exists
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
                    model=model)
+    if core["ensemble"]:
+        return run_ensemble_command(ctx.params, train_logs=train_logs, test_logs=test_logs, logs=logs, wm=wm,
+                                    boundary=boundary)
     try:
         run_well_experiment(out, train_logs, test_logs, wm, title="glassformer train", echo=click.echo,
                             boundary=boundary, attribution=ATTRIBUTION if any(map(is_volve, logs)) else None,

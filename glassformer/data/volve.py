@@ -1,8 +1,8 @@
 """The real Volve wells: where the files are, what they hold, and the attribution to print.
 
 The files are not part of the package (never copied into the repository).  They are looked up
-under a *data root*: the environment variable ``GLASSFORMER_DATA`` if set, otherwise
-``<repository>/../shared/data`` found relative to this package.  The Volve files sit in
+under a *data root*: the environment variable ``GLASSFORMER_DATA`` if set, otherwise a folder
+``shared/data`` beside the repository checkout, found relative to this package.  The Volve files sit in
 ``<root>/real/``.
 
 Whenever results on these wells are shown, print :data:`ATTRIBUTION` beside them.
@@ -97,7 +97,7 @@ _CORE_UNITS = {
 
 
 def data_root() -> Path:
-    """The data root: ``$GLASSFORMER_DATA`` if set, else ``<repository>/../shared/data``.
+    """The data root: ``$GLASSFORMER_DATA`` if set, else ``shared/data`` beside the repository checkout.
 
     The path is returned whether or not it exists; :func:`volve_path` checks.
     """

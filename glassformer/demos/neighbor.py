@@ -1,22 +1,23 @@
-"""Demonstration 2 of seed 000: a target that depends on the *next* depth, learned through attention.
+"""Demonstration 2: the next depth -- a target that depends on the deeper neighbour, learned through attention.
 
-1,000 sequences of 7 porosities ``phi ~ U(0.05, 0.35)`` with target ``y_i = 2 phi_{i+1} + noise``
-(last position ``2 phi_7``), noise sd 0.01, seed 42 (:func:`glassformer.data.synthetic.neighbor_dataset`);
-80/20 split by sequence with ``default_rng(42).permutation``; the seed's model and initialisation;
-mini-batches of 32 shuffled by ``default_rng(42).permutation`` each epoch; plain SGD, lr 0.3,
-1,000 epochs, float64.  Reproduces the chapter's printed mean batch MSE at epochs 20, 500 and 1,000
-(Pyrcz 2024; :data:`CHAPTER_MSE`); its held-out test MSE (evaluation mode, mean over the 200 test
-sequences) is stored beside them (:func:`glassformer.selftest.published.demonstration_2`).
+The chapter's set-up (Pyrcz 2024, "Transformers"): 1,000 sequences of 7 porosities
+``phi ~ U(0.05, 0.35)`` with target ``y_i = 2 phi_{i+1} + noise`` (last position ``2 phi_7``), noise
+sd 0.01, seed 42 (:func:`glassformer.data.synthetic.neighbor_dataset`); 80/20 split by sequence with
+``default_rng(42).permutation``; the chapter's model and initialisation; mini-batches of 32
+shuffled by ``default_rng(42).permutation`` each epoch; plain SGD, lr 0.3, 1,000 epochs, float64.
+Reproduces the chapter's printed mean batch MSE at epochs 20, 500 and 1,000 (:data:`CHAPTER_MSE`);
+its held-out test MSE (evaluation mode, mean over the 200 test sequences) is stored beside them
+(:func:`glassformer.selftest.published.demonstration_2`).
 
-It then measures what the seed only proposes: the learned attention's weight on key ``i+1`` for
+It then measures what the chapter only proposes: the learned attention's weight on key ``i+1`` for
 query ``i`` (the superdiagonal) against every other entry, and an ablation that replaces the
 learned attention weights by uniform weights (1/7) or the identity (each depth attends to itself)
 on the held-out sequences.
 
-Comparison (issue 6): a bidirectional LSTM (hidden size 4 per direction, 233 parameters against
-the transformer's 237; Adam, lr 0.01, mini-batches of 32, 100 epochs, seed 42) on the same split;
-its held-out MSE sits beside the transformer's and the baselines'.  A bidirectional recurrence
-reads the next depth directly, so this task does not need attention to be solved.
+The comparison: a bidirectional LSTM (hidden size 4 per direction, 233 parameters against the
+transformer's 237; Adam, lr 0.01, mini-batches of 32, 100 epochs, seed 42) on the same split; its
+held-out MSE sits beside the transformer's and the baselines'.  A bidirectional recurrence reads the
+next depth directly, so this task does not need attention to be solved.
 """
 
 from __future__ import annotations
@@ -112,32 +113,14 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     # Baselines: a same-depth linear transform of porosity (no context) and the training mean.
     ppt = PorosityPermeabilityTransform().fit_log10(Xtr.ravel(), ytr.ravel())
     mean = TrainingMean().fit(None, ytr)
-    flat_t = yte.ravel()
-    metrics = {
-        "title": "Demonstration 2: the next depth",
-        "units": {"mse": "target units (2 x porosity, v/v)", "rmse": "target units", "mae": "target units"},
-        "printed_mean_batch_mse": {str(e): model.history_.train_loss[e - 1] for e in CHAPTER_MSE
-                                   if e <= len(model.history_)},
-        "test_mse": test_mse,
-        "model": regression_metrics(flat_t, pred.ravel()),
-        "baselines": {"LSTM": regression_metrics(flat_t, lstm_pred.ravel()),
-                      "same-depth linear transform": regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
-                      "training mean": regression_metrics(flat_t, np.full_like(flat_t, mean.mean_))},
-        "comparison": {"split": "held-out test sequences (200)", "seeds": [42], "table": {
-            "transformer": {**regression_metrics(flat_t, pred.ravel()), "parameters": model.network_.num_parameters(),
-                            "train_s": tf_seconds},
-            "LSTM": {**regression_metrics(flat_t, lstm_pred.ravel()), "parameters": lstm.network_.num_parameters(),
-                     "train_s": lstm_seconds},
-            "same-depth linear transform": {**regression_metrics(flat_t, ppt.predict_log10(Xte.ravel())),
-                                            "parameters": 2},
-            "training mean": {**regression_metrics(flat_t, np.full_like(flat_t, mean.mean_)), "parameters": 1}}},
-        "attention": {**summ, "mean_matrix": A_mean},
-        "ablation_mse": abl,
-        "learned_beats_ablations": bool(abl["learned"] < min(abl["uniform"], abl["identity"])),
-    }
+    preds = {"transformer": pred, "LSTM": lstm_pred,
+             "same-depth linear transform": ppt.predict_log10(Xte.ravel()).reshape(yte.shape),
+             "training mean": np.full_like(yte, mean.mean_)}
+    metrics = _metrics(model, lstm, preds, yte, test_mse, {"transformer": tf_seconds, "LSTM": lstm_seconds},
+                       summ, A_mean, abl)
     model.save(Path(out) / "model", overwrite=True)
     lstm.save(Path(out) / "model_lstm", overwrite=True)
-    write_json(Path(out) / "config.json", {"demo": "neighbor", "seed_section": "Second Transformer Demonstration",
+    write_json(Path(out) / "config.json", {"demo": "neighbor", "chapter_section": "Second Transformer Demonstration",
                                            "model": model.get_params(), "data": {"n_sequences": 1000,
                                            "seq_length": 7, "noise_std": 0.01, "seed": 42, "split": "80/20"}})
     write_json(Path(out) / "metrics.json", metrics)
@@ -146,13 +129,49 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
                          "porosity": Xte.ravel(), "target": yte.ravel(), "prediction": pred.ravel(),
                          "lstm_prediction": lstm_pred.ravel()})
     write_csv(Path(out) / "predictions.csv", rows)
+    _figures(out, model, preds, Xte, yte, A_mean, abl)
+    write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit="sample index")
+    if report:
+        from ..report import write_report
+
+        write_report(out)
+    echo(f"Wrote {out}")
+    return metrics
+
+
+def _metrics(model, lstm, preds: dict, yte, test_mse: float, seconds: dict, summ: dict, A_mean, abl: dict) -> dict:
+    """metrics.json: the printed losses, held-out metrics of every model, attention and ablation."""
+    flat_t = yte.ravel()
+    scores = {name: regression_metrics(flat_t, p.ravel()) for name, p in preds.items()}
+    params = {"transformer": model.network_.num_parameters(), "LSTM": lstm.network_.num_parameters(),
+              "same-depth linear transform": 2, "training mean": 1}
+    return {
+        "title": "Demonstration 2: the next depth",
+        "units": {"mse": "target units (2 x porosity, v/v)", "rmse": "target units", "mae": "target units"},
+        "printed_mean_batch_mse": {str(e): model.history_.train_loss[e - 1] for e in CHAPTER_MSE
+                                   if e <= len(model.history_)},
+        "test_mse": test_mse,
+        "model": scores["transformer"],
+        "baselines": {k: v for k, v in scores.items() if k != "transformer"},
+        "comparison": {"split": "held-out test sequences (200)", "seeds": [42], "table": {
+            name: {**scores[name], "parameters": params[name], **({"train_s": seconds[name]} if name in seconds
+                                                                   else {})} for name in preds}},
+        "attention": {**summ, "mean_matrix": A_mean},
+        "ablation_mse": abl,
+        "learned_beats_ablations": bool(abl["learned"] < min(abl["uniform"], abl["identity"])),
+    }
+
+
+def _figures(out, model, preds: dict, Xte, yte, A_mean, abl: dict) -> None:
+    """The standard run figures for test sequence 0, the ablation bars, tracks and prediction panels."""
     from .. import plots
 
     unit = "sample index"
+    pred = preds["transformer"]
     write_figures(out, history=model.history_, depth=POSITIONS, observed=yte[0, :, 0],
-                  predictions={"transformer": pred[0, :, 0], "LSTM": lstm_pred[0, :, 0],
-                               "same-depth transform": ppt.predict_log10(Xte[0, :, 0]),
-                               "training mean": np.full(len(POSITIONS), mean.mean_)},
+                  predictions={"transformer": pred[0, :, 0], "LSTM": preds["LSTM"][0, :, 0],
+                               "same-depth transform": preds["same-depth linear transform"][0, :, 0],
+                               "training mean": preds["training mean"][0, :, 0]},
                   quantity="Target 2 x porosity(next depth)", unit="v/v", porosity=Xte.ravel(),
                   permeability=yte.ravel(), log_perm=False, attention=A_mean, attention_depths=POSITIONS,
                   depth_unit=unit, title="Demo 2 (test sequence 0):",
@@ -168,10 +187,3 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
                              POSITIONS, yte[..., 0], pred[..., 0], inputs=Xte[..., 0],
                              quantity="Target", unit="v/v", depth_unit=unit,
                              title="Held-out sequences: target (2 x next porosity) and transformer prediction")})
-    write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit=unit)
-    if report:
-        from ..report import write_report
-
-        write_report(out)
-    echo(f"Wrote {out}")
-    return metrics

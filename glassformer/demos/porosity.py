@@ -1,25 +1,25 @@
-"""Demonstration 1 of seed 000: permeability from porosity at 7 depths, forecast at depths 8-14.
+"""Demonstration 1: seven depths -- permeability from porosity at 7 depths, forecast at depths 8-14.
 
-Data (seed 000): porosity 13, 11, 9, 9, 10, 8, 7 % and permeability 122, 110, 67, 55, 72, 40,
-45 mD at depths 1-7 m; porosity 7.5, 9.3, 9.1, 8.5, 7.3, 7.8, 7.5 % at depths 8-14 m, where
-permeability is unknown.  Min-max scaling is fitted on depths 1-7 only.  The model is the seed's
-(``SequenceRegressor.chapter_model()``: d_model 4, one head, d_ff 16, post-norm, positional encoding
-``[sin t, cos t, sin t/100, cos t/100]`` at t = depth in m, seed initialisation) trained by
-full-batch gradient descent, lr 0.01, 30,000 epochs.  The printed MSE reproduces the chapter's
-(Pyrcz 2024) to six decimals at every printed epoch (:data:`CHAPTER_MSE`).
+The chapter's data (Pyrcz 2024, "Transformers"): porosity 13, 11, 9, 9, 10, 8, 7 % and
+permeability 122, 110, 67, 55, 72, 40, 45 mD at depths 1-7 m; porosity 7.5, 9.3, 9.1, 8.5, 7.3, 7.8,
+7.5 % at depths 8-14 m, where permeability is unknown.  Min-max scaling is fitted on depths 1-7
+only.  The model is the chapter's (``SequenceRegressor.chapter_model()``: d_model 4, one head, d_ff
+16, post-norm, positional encoding ``[sin t, cos t, sin t/100, cos t/100]`` at t = depth in m, the
+chapter's initialisation) trained by full-batch gradient descent, lr 0.01, 30,000 epochs.  The
+printed MSE reproduces the chapter's to six decimals at every printed epoch (:data:`CHAPTER_MSE`).
 
 Two forecasting schemes are reported, each line labelled with its own depth and porosity:
 
 * **forecast window alone** -- depths 8-14 form one 7-long window at positions 8..14, the same
   length the model was trained on (consistent with training);
-* **one 14-position window** -- depths 1-14 in one window, as the seed's code does; the forecast
-  outputs then depend on the training depths through attention, and the training-interval
-  outputs change when the forecast depths are appended.
+* **one 14-position window** -- depths 1-14 in one window, as the chapter's code does; the
+  forecast outputs then depend on the training depths through attention, and the
+  training-interval outputs change when the forecast depths are appended.
 
 Seven points and ~200 parameters: a training MSE of ~0 is memorisation, not skill, and there is no
 observed permeability at depths 8-14 to score the forecast against.
 
-Comparison (issue 6): a bidirectional LSTM of about the same size (hidden size 4 per direction, 233
+The comparison: a bidirectional LSTM of about the same size (hidden size 4 per direction, 233
 parameters against the transformer's 237; Adam, lr 0.01, full batch, 3,000 epochs -- plain SGD at
 lr 0.01 barely moves an LSTM in 30,000 epochs), the porosity-permeability transform and the training
 mean are fitted on the same 7 scaled points with the same seed(s).  Their table is the fit on the
@@ -72,7 +72,7 @@ def prepare_data():
 
 def train(epochs: int = 30000, *, print_every: int | None = 2000, echo: Callable = print,
           random_state: int = 42) -> tuple:
-    """Train the seed's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``."""
+    """Train the chapter's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``."""
     x, y, xf, xs, ys = prepare_data()
     model = SequenceRegressor.chapter_model(epochs=epochs, random_state=random_state)
     cbs = [PrintLoss(print_every, "Epoch {epoch:5d} | MSE: {loss:.6f}", echo=echo)] if print_every else []
@@ -145,13 +145,9 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
         report: bool = True, echo: Callable = print) -> dict:
     """Run demonstration 1 and the comparison; write its run folder (with report.html) and return the metrics.
 
-    ``seeds``: the first is the seed's published run (42 reproduces its printed MSE); more seeds
+    ``seeds``: the first is the published run (42 reproduces the chapter's printed MSE); more seeds
     retrain every model and report mean ± sd on the training interval.
     """
-    import pandas as pd
-
-    from .. import plots
-
     seeds = [int(s) for s in seeds]
     out = prepare_run_dir(out)
     echo("Demonstration 1, seven depths: porosity -> permeability at depths 1-7 m, forecast 8-14 m")
@@ -159,28 +155,54 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     model, x, y, xf, xs, ys = train(epochs, echo=echo, random_state=seeds[0])
     model.fit_s_ = time.perf_counter() - t0
     f = forecasts(model, x, xf, ys)
+    _echo_forecasts(f, echo)
+    # The comparison on the same 7 points (fit quality only: no truth exists at depths 8-14).
+    runs, fitted = compare(x, y, xf, ys, seeds=seeds, epochs=epochs, lstm_epochs=lstm_epochs, first=model,
+                           echo=echo)
+    to_mD = lambda a: ys.inverse_transform(a.reshape(-1, 1))[:, 0]  # noqa: E731
+    lstm = fitted["LSTM"]
+    f["lstm"], f["lstm_forecast"] = to_mD(lstm.predict(x)), to_mD(lstm.predict(xf))
+    baselines = {"transform": PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY),
+                 "mean": TrainingMean().fit(None, PERMEABILITY)}
+    metrics = _metrics(model, f, baselines, runs, seeds, echo)
+    model.save(Path(out) / "model", overwrite=True)
+    lstm.save(Path(out) / "model_lstm", overwrite=True)
+    write_json(Path(out) / "config.json", {"demo": "porosity", "chapter_section": "Transformer Demonstration #1",
+                                           "model": model.get_params(), "lstm": lstm.get_params(), "seeds": seeds,
+                                           "positions": "depth (m), 1..14",
+                                           "scaling": {"porosity": xs.to_dict(), "permeability": ys.to_dict()}})
+    write_json(Path(out) / "metrics.json", metrics)
+    rows = _rows(f, baselines)
+    write_csv(Path(out) / "predictions.csv", rows)
+    _figures(out, model, rows, f, np.concatenate([x, xf], axis=1), y)
+    echo(format_comparison_table(metrics, "mD"))
+    if report:
+        from ..report import write_report
+
+        write_report(out)
+    echo(f"Wrote {out}")
+    return metrics
+
+
+def _echo_forecasts(f: dict, echo: Callable) -> None:
+    """The fit at depths 1-7 and both forecasting schemes at depths 8-14, each line with its own depth."""
     echo("Training interval (observed vs predicted, mD):")
     for d, phi, k, kh in zip(DEPTH, POROSITY, PERMEABILITY, f["train"]):
         echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | observed {k:6.1f} | predicted {kh:6.1f}")
     echo("Forecast, scheme A -- the forecast window alone (depths 8-14 at positions 8..14, 7-long like training):")
     for d, phi, kh in zip(DEPTH_FORECAST, POROSITY_FORECAST, f["forecast_alone"]):
         echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
-    echo("Forecast, scheme B -- all 14 depths in one window (the seed's code; attention mixes in depths 1-7):")
+    echo("Forecast, scheme B -- all 14 depths in one window (the chapter's code; attention mixes in depths 1-7):")
     for d, phi, kh in zip(DEPTH_FORECAST, POROSITY_FORECAST, f["window14"][7:]):
         echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
     shift = np.max(np.abs(f["window14"][:7] - f["train"]))
     echo(f"  (scheme B changes the training-depth outputs by up to {shift:.1f} mD: at depths 1-7 it gives "
          + ", ".join(f"{v:.1f}" for v in f["window14"][:7])
-         + " mD -- the seven values the seed prints mislabelled as depths 8-14)")
+         + " mD -- the seven values the chapter's listing prints under the labels of depths 8-14)")
 
-    # The comparison on the same 7 points (fit quality only: no truth exists at depths 8-14).
-    runs, fitted = compare(x, y, xf, ys, seeds=seeds, epochs=epochs, lstm_epochs=lstm_epochs, first=model,
-                           echo=echo)
-    lstm = fitted["LSTM"]
-    to_mD = lambda a: ys.inverse_transform(a.reshape(-1, 1))[:, 0]  # noqa: E731
-    lstm_fit, lstm_fc = to_mD(lstm.predict(x)), to_mD(lstm.predict(xf))
-    ppt = PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY)
-    mean = TrainingMean().fit(None, PERMEABILITY)
+
+def _metrics(model, f: dict, baselines: dict, runs: list, seeds: list, echo: Callable) -> dict:
+    ppt, mean = baselines["transform"], baselines["mean"]
     summary = summarise_runs(runs, "train")
     hist = model.history_
     metrics = {
@@ -191,7 +213,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
                  "A near-zero training error of a ~200-parameter model on 7 points is memorisation, not skill."),
         "printed_mse": {str(e): hist.train_loss[e] for e in CHAPTER_MSE if e < len(hist)},
         "model": regression_metrics(PERMEABILITY, f["train"]),
-        "baselines": {"LSTM": regression_metrics(PERMEABILITY, lstm_fit),
+        "baselines": {"LSTM": regression_metrics(PERMEABILITY, f["lstm"]),
                       "porosity-permeability transform": regression_metrics(PERMEABILITY, ppt.predict(POROSITY)),
                       "training mean": regression_metrics(PERMEABILITY, mean.predict(POROSITY))},
         "comparison": {"split": "training interval (depths 1-7 m; depths 8-14 have no truth)", "seeds": seeds,
@@ -202,7 +224,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
         "forecast_mD": {"depth_m": DEPTH_FORECAST, "porosity_percent": POROSITY_FORECAST,
                         "scheme_A_forecast_window_alone": f["forecast_alone"],
                         "scheme_B_one_14_position_window": f["window14"][7:],
-                        "lstm_forecast_window_alone": lstm_fc,
+                        "lstm_forecast_window_alone": f["lstm_forecast"],
                         "porosity_permeability_transform": ppt.predict(POROSITY_FORECAST),
                         "training_mean": np.full(7, mean.mean_)},
     }
@@ -217,32 +239,37 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
         for name, v in metrics["forecast_across_seeds_mD"].items():
             echo(f"  {name} forecast at depths 8-14, sd across seeds (mD): "
                  + ", ".join(f"{x:.1f}" for x in v["sd"]))
-    model.save(Path(out) / "model", overwrite=True)
-    lstm.save(Path(out) / "model_lstm", overwrite=True)
-    write_json(Path(out) / "config.json", {"demo": "porosity", "seed_section": "Transformer Demonstration #1",
-                                           "model": model.get_params(), "lstm": lstm.get_params(), "seeds": seeds,
-                                           "positions": "depth (m), 1..14",
-                                           "scaling": {"porosity": xs.to_dict(), "permeability": ys.to_dict()}})
-    write_json(Path(out) / "metrics.json", metrics)
-    rows = pd.DataFrame({
+    return metrics
+
+
+def _rows(f: dict, baselines: dict):
+    """predictions.csv: one row per depth 1-14, one column per model and scheme."""
+    import pandas as pd
+
+    return pd.DataFrame({
         "depth_m": np.concatenate([DEPTH, DEPTH_FORECAST]),
         "interval": ["train"] * 7 + ["forecast"] * 7,
         "porosity_percent": np.concatenate([POROSITY, POROSITY_FORECAST]),
         "permeability_observed_mD": np.concatenate([PERMEABILITY, np.full(7, np.nan)]),
         "transformer_own_window_mD": np.concatenate([f["train"], f["forecast_alone"]]),
         "transformer_14_window_mD": f["window14"],
-        "lstm_own_window_mD": np.concatenate([lstm_fit, lstm_fc]),
-        "poro_perm_transform_mD": ppt.predict(np.concatenate([POROSITY, POROSITY_FORECAST])),
-        "training_mean_mD": np.full(14, mean.mean_),
+        "lstm_own_window_mD": np.concatenate([f["lstm"], f["lstm_forecast"]]),
+        "poro_perm_transform_mD": baselines["transform"].predict(np.concatenate([POROSITY, POROSITY_FORECAST])),
+        "training_mean_mD": np.full(14, baselines["mean"].mean_),
     })
-    write_csv(Path(out) / "predictions.csv", rows)
+
+
+def _figures(out, model, rows, f: dict, x_all, y) -> None:
+    """The standard run figures, the tracks, the scaled cross-plot and the look inside the model."""
+    from .. import plots
+
     depth_all = np.concatenate([DEPTH, DEPTH_FORECAST])
     phi_all = np.concatenate([POROSITY, POROSITY_FORECAST])
     observed = np.concatenate([PERMEABILITY, np.full(7, np.nan)])
-    x_all = np.concatenate([x, xf], axis=1)
     tr = model.trace(x_all, depth_all)
-    write_figures(out, history=hist, depth=depth_all, observed=observed,
-                  predictions={"transformer A: own 7-depth windows": rows["transformer_own_window_mD"].to_numpy(),
+    own = rows["transformer_own_window_mD"].to_numpy()
+    write_figures(out, history=model.history_, depth=depth_all, observed=observed,
+                  predictions={"transformer A: own 7-depth windows": own,
                                "transformer B: one 14-depth window": f["window14"],
                                "LSTM (own 7-depth windows)": rows["lstm_own_window_mD"].to_numpy(),
                                "poro-perm transform": rows["poro_perm_transform_mD"].to_numpy(),
@@ -254,7 +281,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
                   extra={
                       "tracks": lambda: plots.plot_log_tracks(
                           depth_all, {"porosity": phi_all, "permeability (observed)": observed,
-                                      "permeability (transformer A)": rows["transformer_own_window_mD"].to_numpy()},
+                                      "permeability (transformer A)": own},
                           units={"porosity": "%", "permeability (observed)": "mD",
                                  "permeability (transformer A)": "mD"},
                           intervals=INTERVALS, porosity_unit="%"),
@@ -264,10 +291,3 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
                           title="Cross-plot min-max scaled on depths 1-7 (what the model sees)"),
                   })
     write_trace_figures(out, tr, depth_all, intervals=INTERVALS, sequences=(0,))
-    echo(format_comparison_table(metrics, "mD"))
-    if report:
-        from ..report import write_report
-
-        write_report(out)
-    echo(f"Wrote {out}")
-    return metrics

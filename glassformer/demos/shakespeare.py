@@ -2,7 +2,7 @@
 
 :class:`~glassformer.models.lm.DecoderOnlyLM` (pre-norm, causal, learned positions by default)
 trained with :func:`glassformer.models.lm.fit_lm` on the first 90% of
-``../shared/data/text/tinyshakespeare/input.txt`` (characters; :class:`glassformer.text.CharTokenizer`)
+``text/tinyshakespeare/input.txt`` of the data folder (characters; :class:`glassformer.text.CharTokenizer`)
 and evaluated on the last 10% (next-character cross-entropy in nats, and bits per character).
 The sample is drawn with the key/value cache, temperature 0.8, top-k 20, from a fixed seed.
 
@@ -94,7 +94,6 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
 
 def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> dict:
     from ..io import atomic_write_text
-    from ..plots import plot_cross_attention, plot_loss, save_figure
     from ..runs import write_json
 
     t_start = time.perf_counter()
@@ -119,16 +118,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     train_seconds = time.perf_counter() - t0
     final = evaluate_lm(model, val_ids, block_size=B, max_windows=256)
 
-    # Sample in chunks that fit the context (see Notes).
-    gen = np.random.default_rng(seed)
-    ids = np.asarray(tok.encode(PROMPT), dtype=np.int64)
-    keep = max(1, B // 2)
-    while ids.size < len(PROMPT) + sample_chars:
-        ctx = ids[-keep:]
-        n_new = min(B - ctx.size, len(PROMPT) + sample_chars - ids.size)
-        new = model.generate(ctx, n_new, temperature=0.8, top_k=20, rng=gen)[ctx.size:]
-        ids = np.concatenate([ids, new])
-    sample = tok.decode(ids)
+    sample = _sample(model, tok, B, sample_chars, seed)
 
     metrics = {
         "val_loss_nats": final, "val_bits_per_char": final / np.log(2.0), "initial_val_loss_nats": initial,
@@ -139,27 +129,7 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     }
     write_json(out / "config.json", {"mode": "quick" if quick else "full", "seed": seed, **cfg})
     write_json(out / "history.json", hist.to_dict())
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ax = plot_loss({"train": hist.train_loss, "val": hist.val_loss}, loss_label="Cross-entropy (nats/char)",
-                   title=f"Tiny Shakespeare, character LM ({cfg['steps_per_epoch']} updates per epoch)")
-    save_figure(ax, out / "figures" / "loss.png")
-    plt.close(ax.figure)
-    snippet = val_ids[:min(B, 40)][None]
-    model.eval()
-    model.forward(snippet)
-    A = model.blocks.layers[len(model.blocks.layers) - 1].self_attn.intermediates()["A"][0].mean(axis=0)
-    model.clear_cache()
-    model.train()
-    labels = ["\u2423" if c == " " else repr(c)[1:-1] for c in tok.decode(snippet[0])]   # visible space, \n
-    ax = plot_cross_attention(A, labels, labels, title="Causal self-attention, last layer (mean over heads)")
-    ax.set_xlabel("Key character")
-    ax.set_ylabel("Query character")
-    save_figure(ax, out / "figures" / "attention.png")
-    plt.close(ax.figure)
+    _figures(out, model, hist, val_ids, tok, cfg)
     metrics["figures"] = ["loss.png", "attention.png"]
     atomic_write_text(out / "samples.txt",
                       f"Validation loss {final:.4f} nats/char ({final / np.log(2):.3f} bits/char) after "
@@ -172,6 +142,46 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     echo(f"validation loss {final:.4f} nats/char (unigram baseline {metrics['unigram_baseline_nats']:.3f}); sample:")
     echo(sample[:300])
     return metrics
+
+
+def _sample(model, tok, block_size: int, sample_chars: int, seed: int) -> str:
+    """A passage continued from :data:`PROMPT` in chunks that fit the context (see :func:`run_shakespeare`)."""
+    gen = np.random.default_rng(seed)
+    ids = np.asarray(tok.encode(PROMPT), dtype=np.int64)
+    keep = max(1, block_size // 2)
+    while ids.size < len(PROMPT) + sample_chars:
+        ctx = ids[-keep:]
+        n_new = min(block_size - ctx.size, len(PROMPT) + sample_chars - ids.size)
+        new = model.generate(ctx, n_new, temperature=0.8, top_k=20, rng=gen)[ctx.size:]
+        ids = np.concatenate([ids, new])
+    return tok.decode(ids)
+
+
+def _figures(out, model, hist, val_ids, tok, cfg: dict) -> None:
+    """The loss curve, and the last layer's causal self-attention on the start of the validation text."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plots import plot_cross_attention, plot_loss, save_figure
+
+    ax = plot_loss({"train": hist.train_loss, "val": hist.val_loss}, loss_label="Cross-entropy (nats/char)",
+                   title=f"Tiny Shakespeare, character LM ({cfg['steps_per_epoch']} updates per epoch)")
+    save_figure(ax, out / "figures" / "loss.png")
+    plt.close(ax.figure)
+    snippet = val_ids[:min(cfg["block_size"], 40)][None]
+    model.eval()
+    model.forward(snippet)
+    A = model.blocks.layers[len(model.blocks.layers) - 1].self_attn.intermediates()["A"][0].mean(axis=0)
+    model.clear_cache()
+    model.train()
+    labels = ["\u2423" if c == " " else repr(c)[1:-1] for c in tok.decode(snippet[0])]   # visible space, \n
+    ax = plot_cross_attention(A, labels, labels, title="Causal self-attention, last layer (mean over heads)")
+    ax.set_xlabel("Key character")
+    ax.set_ylabel("Query character")
+    save_figure(ax, out / "figures" / "attention.png")
+    plt.close(ax.figure)
 
 
 def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:

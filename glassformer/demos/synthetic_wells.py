@@ -1,4 +1,4 @@
-"""The scale-up seed 000 announces but never defines: 100 synthetic well logs, 80 to train, 20 to test.
+"""The scale-up the chapter announces but never defines: 100 synthetic well logs, 80 to train, 20 to test.
 
 Wells from :func:`glassformer.data.synthetic.synthetic_wells` (seeded, documented there): layered
 facies (sand, shaly sand, shale), porosity with a compaction trend and correlated noise, shale

@@ -1,15 +1,15 @@
 """English -> French translation on real Tatoeba sentence pairs, trained with real gradients.
 
-Seed 003 describes the encoder-decoder and greedy translation but trains with random numbers as
-gradients.  This demo trains :class:`~glassformer.models.seq2seq.Seq2SeqTransformer` on pairs from
-``../shared/data/text/fra-eng/fra.txt`` and measures it:
+The encoder-decoder and greedy translation of Vaswani et al. (2017), trained with real gradients:
+this demo trains :class:`~glassformer.models.seq2seq.Seq2SeqTransformer` on pairs from
+``text/fra-eng/fra.txt`` of the data folder and measures it:
 
 * data: pairs with at most 8 words on each side (127,422), split deterministically by
   :func:`glassformer.text.split_pairs` (grouped by English sentence, ``seed``): 1,000 test pairs,
   500 validation pairs, and a random subset of the rest for training;
 * word tokenizers fitted on the training subset only (lowercased, punctuation split);
 * teacher forcing, label-smoothed cross-entropy (0.1), Adam (0.9, 0.98, 1e-9) with the Noam
-  warmup schedule, length-bucketed batches (:func:`glassformer.models.seq2seq.fit_seq2seq`);
+  warmup schedule, length-bucketed batches (:func:`glassformer.models.translation.fit_seq2seq`);
 * BLEU (sacrebleu, default 13a tokenisation) on the 1,000 test pairs for greedy and beam
   decoding, against two baselines: the untrained model and copying the English source.
   References are the French sentences in the tokenizer's normal form (lowercase, spacing
@@ -40,7 +40,8 @@ from typing import Callable
 import numpy as np
 
 from ..decoding import beam_search, greedy_decode
-from ..models.seq2seq import Seq2SeqTransformer, fit_seq2seq, make_translation_arrays
+from ..models.seq2seq import Seq2SeqTransformer
+from ..models.translation import fit_seq2seq, make_translation_arrays
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..train import PrintLoss
 from ..report import write_report

@@ -1,6 +1,6 @@
-"""Choosing positional wavelengths by validation (seed 000, "How do we specify positional embeddings?").
+"""Choosing positional wavelengths by validation (the chapter's "How do we specify positional embeddings?").
 
-The seed suggests picking the wavelengths of ``[sin(2*pi*z/lambda), cos(2*pi*z/lambda)]`` from
+The chapter (Pyrcz 2024) suggests picking the wavelengths of ``[sin(2*pi*z/lambda), cos(2*pi*z/lambda)]`` from
 prior knowledge, a geometric schedule, or by comparing candidates on validation data.  This demo
 does the comparison on a problem whose answer is known:
 
@@ -13,7 +13,7 @@ does the comparison on a problem whose answer is known:
 
 Every candidate is trained on the training interval and scored on the validation interval
 (:func:`glassformer.selection.select_wavelengths`, two seeds).  The test interval is used once,
-after the choice, for the selected wavelengths and for the seed's default ``[2*pi, 200*pi]``.
+after the choice, for the selected wavelengths and for the chapter's default ``[2*pi, 200*pi]``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
 from ..data.windows import make_windows
 from ..models import SequenceRegressor
-from ..nn.positional import SEED_WAVELENGTHS
+from ..nn.positional import CHAPTER_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
 from ..runs import prepare_run_dir, write_figures, write_json
 from ..wells import regression_metrics
@@ -44,10 +44,10 @@ MODEL_PARAMS = dict(optimizer="adam", lr=0.01, epochs=300, d_ff=16)
 
 
 def candidates() -> dict:
-    """Named candidate wavelength sets (metres): the seed's, the standard schedule, a geometric one,
+    """Named candidate wavelength sets (metres): the chapter's, the standard schedule, a geometric one,
     prior knowledge of the cycle, and long wavelengths only (a smooth function of depth)."""
     return {
-        "seed [2pi, 200pi]": list(SEED_WAVELENGTHS),
+        "seed [2pi, 200pi]": list(CHAPTER_WAVELENGTHS),
         "standard sinusoidal (base 10000)": geometric_wavelengths(2 * np.pi, 2 * np.pi * 10000 ** 0.75, 4),
         "geometric 2-64 m": geometric_wavelengths(2.0, 64.0, 4),
         "prior: 5 m cycle + longer": [CYCLE_M, 20.0, 100.0, 1000.0],
@@ -109,7 +109,7 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
     """Compare the candidate wavelength sets on the validation interval and write the run folder.
 
     Writes ``metrics.json`` (the validation table, the ranking, test metrics of the selected set and
-    of the seed's default), ``config.json`` and ``figures/wavelength_selection.png``; returns the
+    of the chapter's default), ``config.json`` and ``figures/wavelength_selection.png``; returns the
     metrics.  ``n_wells``, ``epochs`` and ``seeds`` shrink the run (tests); the defaults take about
     20 s of CPU.
     """
@@ -126,7 +126,7 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                                 model_params=model_params, seeds=seeds)
     echo(repr(result))
     best_name = names[result.best_index]
-    echo(f"Selected: {best_name} {result.best}; scoring it and the seed's default once on the test interval")
+    echo(f"Selected: {best_name} {result.best}; scoring it and the chapter's default once on the test interval")
     test = {best_name: _test_metrics(result.best, data, model_params, seeds[0])}
     if result.best_index != 0:
         test[names[0]] = _test_metrics(cands[names[0]], data, model_params, seeds[0])
@@ -139,7 +139,7 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                "test_after_selection": test}
     write_json(Path(out) / "metrics.json", metrics)
     write_json(Path(out) / "config.json", {
-        "demo": "wavelengths", "seed_section": "How do we specify positional embeddings?",
+        "demo": "wavelengths", "chapter_section": "How do we specify positional embeddings?",
         "candidates_m": cands, "model": model_params, "seeds": list(seeds),
         "data": {"generator": "synthetic_wells", "n_wells": n_wells, "n_samples": 400, "step_m": 0.5, "seed": 13,
                  "inputs": list(INPUTS), "target": f"log10 PERM + {CYCLE_DECADES} sin(2 pi z / {CYCLE_M} m)",

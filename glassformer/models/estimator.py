@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import as_float_array, check_dtype, check_ndim
-from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
+from ..errors import InputError, NotReadyError, ShapeError
 from ..train.losses import MSELoss
 from ..train import Trainer, make_optimizer, make_schedule, standard_callbacks, total_updates
 from .networks import window_positions

@@ -19,7 +19,8 @@ State-dict names: ``tok_emb.weight``, ``pos_emb.weight`` (learned only), ``block
 (PyTorch encoder-layer names), ``blocks.norm.weight/bias``, ``lm_head.weight``.
 
 Generation (:meth:`DecoderOnlyLM.generate`) feeds the prompt once, then one token per step
-through :mod:`glassformer.nn.kv_cache`; the per-step logits equal a full re-run of the prefix.
+through the same blocks with a key/value cache (:mod:`glassformer.nn.kv_cache`); the per-step
+logits equal a full re-run of the prefix.
 """
 
 from __future__ import annotations
@@ -33,12 +34,11 @@ from ..errors import InputError, ShapeError
 from ..train.losses import CrossEntropyLoss, softmax
 from ..nn.dropout import Dropout
 from ..nn.embedding import Embedding
-from ..nn.kv_cache import AttentionCache, encoder_layer_step
+from ..nn.kv_cache import AttentionCache
 from ..nn.linear import Linear
 from ..nn.module import Module, make_rng
 from ..nn.normalization import LayerNorm
-from ..nn.positional import LearnedPositionalEmbedding
-from ..nn.rotary import RotaryEmbedding
+from ..nn.positional import build_positional
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from .persistence import load_configured, save_configured
 
@@ -104,16 +104,13 @@ class DecoderOnlyLM(Module):
         self.positional = positional
         self.tok_emb = Embedding(vocab_size, d_model, rng=gen, dtype=dt)
         self.tok_emb.weight.data *= np.asarray(0.02, dtype=dt)
-        rotary = None
-        if positional == "learned":
-            self.pos_emb = LearnedPositionalEmbedding(d_model, max_len, init_std=0.02, rng=gen, dtype=dt)
-        else:
-            if d_model % nhead:
-                raise InputError(f"{where}: d_model ({d_model}) must be divisible by nhead ({nhead})")
-            rotary = RotaryEmbedding(d_model // nhead)
+        if d_model % nhead:
+            raise InputError(f"{where}: d_model ({d_model}) must be divisible by nhead ({nhead})")
+        # rotary: pos_emb is the zero encoding (no parameters) and the blocks get the RoPE head hook
+        self.pos_emb, head_hook = build_positional(positional, d_model, nhead, rng=gen, dtype=dt, max_len=max_len)
         self.drop = Dropout(p, rng=gen)
         block = TransformerEncoderLayer(d_model, nhead, dim_feedforward, p, activation, norm_first=True,
-                                        rotary=rotary, rng=gen, dtype=dt)
+                                        head_hook=head_hook, rng=gen, dtype=dt)
         self.blocks = TransformerEncoder(block, num_layers, LayerNorm(d_model, dtype=dt))
         self.lm_head = Linear(d_model, vocab_size, bias=False, rng=gen, dtype=dt)
         self.tie_weights = bool(tie_weights)
@@ -135,9 +132,7 @@ class DecoderOnlyLM(Module):
     def forward(self, ids) -> np.ndarray:
         """Next-token logits ``(batch, T, vocab_size)``: row t scores token t+1 given tokens 0..t."""
         ids = self._check(ids, "DecoderOnlyLM.forward")
-        x = self.tok_emb(ids)
-        if self.positional == "learned":
-            x = x + self.pos_emb(np.arange(ids.shape[1]))
+        x = self.tok_emb(ids) + self.pos_emb(np.arange(ids.shape[1]))
         h = self.blocks(self.drop(x), is_causal=True)
         logits = self.lm_head(h)
         self._save(done=True)
@@ -147,8 +142,7 @@ class DecoderOnlyLM(Module):
         """Back-propagate ``dL/dlogits``; adds into every ``.grad`` (tied weight: both uses); returns None."""
         self._saved()
         dx = self.drop.backward(self.blocks.backward(self.lm_head.backward(np.asarray(dlogits))))
-        if self.positional == "learned":
-            self.pos_emb.backward(dx.sum(axis=0))
+        self.pos_emb.backward(dx.sum(axis=0))
         self.tok_emb.backward(dx)
         return None
 
@@ -172,13 +166,10 @@ class DecoderOnlyLM(Module):
         if self.positional == "learned" and cache.length + n > self.max_len:
             raise InputError(f"DecoderOnlyLM.step: {cache.length} cached + {n} new positions exceed the context "
                              f"max_len={self.max_len} of the learned position table")
-        x = self.tok_emb(ids)
-        if self.positional == "learned":
-            x = x + self.pos_emb(np.arange(cache.length, cache.length + n))
-        for layer, c in zip(self.blocks.layers, cache.layers):
-            x = encoder_layer_step(layer, x, c)
+        x = self.tok_emb(ids) + self.pos_emb(np.arange(cache.length, cache.length + n))
+        h = self.blocks(x, is_causal=True, cache=cache.layers)
         cache.length += n
-        return self.lm_head(self.blocks.norm(x))
+        return self.lm_head(h)
 
     def generate(self, prompt_ids, max_new_tokens: int, temperature: float = 1.0, top_k: int | None = None,
                  rng=None) -> np.ndarray:

@@ -32,7 +32,7 @@ from ..errors import InputError, ShapeError
 from ..nn.input_embedding import LinearInputEmbedding, get_input_embedding
 from ..nn.linear import Linear
 from ..nn.module import Module
-from ..nn.positional import POSITIONAL_ENCODINGS, get_positional_encoding
+from ..nn.positional import build_positional, get_spec
 from ..nn.recurrent import LSTM
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
@@ -72,8 +72,8 @@ class TransformerRegressorNet(Module):
     norm_first : bool
         Post-norm (False, the chapter's) or pre-norm.
     positional : str
-        A name of :data:`glassformer.nn.positional.POSITIONAL_ENCODINGS`, or "rotary" (RoPE inside
-        attention, nothing added to the embeddings).
+        A name of the registry :func:`glassformer.nn.positional.positional_names`; a per-head kind
+        (rotary: RoPE) acts inside attention and adds nothing to the embeddings.
     positional_options, input_embedding_options : dict
     input_embedding : {"linear", "mlp", "fourier"}
     attn_out_proj : bool
@@ -95,19 +95,22 @@ class TransformerRegressorNet(Module):
                  attn_out_proj: bool, mixer: str, rng, dtype):
         super().__init__()
         self.n_features, self.n_targets = n_features, n_targets
-        pos_name, pos_opts, rotary = _positional_parts(positional, positional_options, d_model, num_heads, mixer)
+        spec = get_spec(positional, "positional")
+        if spec.kind == "per_head" and mixer != "attention":
+            raise InputError(f"positional={spec.name!r} acts inside attention and needs mixer='attention'")
         self.embedding = get_input_embedding(input_embedding, n_features, d_model, rng=rng, dtype=dtype,
                                              **input_embedding_options)
-        self.positional = get_positional_encoding(pos_name, d_model, rng=rng, dtype=dtype, **pos_opts)
+        # An additive encoding P (a zero one for per-head kinds) and the per-head hook (RoPE) or None.
+        self.positional, head_hook = build_positional(spec.name, d_model, num_heads, rng=rng, dtype=dtype,
+                                                      **positional_options)
         layers = [TransformerEncoderLayer(d_model, num_heads, d_ff, dropout, activation, 1e-5, norm_first,
-                                          mixer=mixer, attn_out_proj=attn_out_proj, rotary=rotary, rng=rng,
+                                          mixer=mixer, attn_out_proj=attn_out_proj, head_hook=head_hook, rng=rng,
                                           dtype=dtype)
                   for _ in range(num_layers)]
         self.encoder = TransformerEncoder(layers[0], num_layers)
         for mine, fresh in zip(self.encoder.layers, layers):   # distinct draws per layer, unlike clones
             mine.load_state_dict(fresh.state_dict())
         self.head = Linear(d_model, n_targets, rng=rng, dtype=dtype)
-        self._rotary = rotary is not None
         self._fixed_P = None                 # (positions, P) while positions are fixed (fit, predict)
 
     @property
@@ -148,8 +151,7 @@ class TransformerRegressorNet(Module):
         fixed = self._fixed_P
         P = fixed[1] if fixed is not None and fixed[0] is positions else self.positional(positions)
         Z = E + P                                                        # (batch, seq, d_model)
-        H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask,
-                         positions=positions if self._rotary else None)  # (batch, seq, d_model)
+        H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask, positions=positions)  # (batch, seq, d_model)
         y_hat = self.head(H)                                             # (batch, seq, n_targets)
         self._save(E=E, P=P, Z=Z, X=X, positions=positions)
         return y_hat
@@ -175,7 +177,8 @@ class TransformerRegressorNet(Module):
         was_training = self.training
         self.eval()
         try:
-            y_hat = self.forward(X, pos)
+            with self.tracing():                    # the attention kernels keep their scores S too
+                y_hat = self.forward(X, pos)
             c = self._saved()
             arrays = {"X": X, "E": c["E"], "P": c["P"], "Z": c["Z"]}
             for i, inter in enumerate(self.encoder.intermediates()):
@@ -189,59 +192,16 @@ class TransformerRegressorNet(Module):
     def predict_with_attention(self, X, positions, A, layer: int = 0) -> np.ndarray:
         """``y_hat`` with layer ``layer``'s attention weights replaced by ``A (1|batch, 1|heads, seq, seq)``.
 
-        Evaluation mode, no caches; inputs already checked by the estimator.
+        Evaluation mode, no caches; inputs already checked by the estimator.  The same forward pass,
+        through :meth:`~glassformer.nn.MultiheadAttention.override_weights`.
         """
         was_training = self.training
         self.eval()
         try:
-            with self.no_cache():
-                Z = self.embedding(X) + self.positional(positions)
-                for i, blk in enumerate(self.encoder.layers):
-                    Z = _block_with_attention(blk, Z, A) if i == layer else \
-                        blk(Z, positions=positions if self._rotary else None)
-                if self.encoder.norm is not None:
-                    Z = self.encoder.norm(Z)
-                return self.head(Z)
+            with self.no_cache(), self.encoder.layers[layer].self_attn.override_weights(A):
+                return self.forward(X, positions)
         finally:
             self.train(was_training)
-
-
-def _block_with_attention(blk, Z, A):
-    """Run encoder layer ``blk`` on ``Z`` with attention weights ``A (b, h, L, L)`` instead of softmax."""
-    att = blk.self_attn
-    E_, Hh, hd = att.embed_dim, att.num_heads, att.head_dim
-    B, L = Z.shape[:2]
-
-    def mix(x):
-        v = x @ att.in_proj_weight.data[2 * E_:].T
-        if att.in_proj_bias is not None:
-            v = v + att.in_proj_bias.data[2 * E_:]
-        v = v.reshape(B, L, Hh, hd).transpose(0, 2, 1, 3)
-        U = (A @ v).transpose(0, 2, 1, 3).reshape(B, L, E_)
-        return att.out_proj(U) if att.out_proj is not None else U
-
-    def ffn(r):
-        return blk.linear2(blk.activation(blk.linear1(r)))
-
-    if blk.norm_first:
-        T1 = Z + mix(blk.norm1(Z))
-        return T1 + ffn(blk.norm2(T1))
-    R = blk.norm1(Z + mix(Z))
-    return blk.norm2(R + ffn(R))
-
-
-def _positional_parts(name: str, options: dict, d_model: int, num_heads: int, mixer: str):
-    """``(additive name, its options, RotaryEmbedding or None)`` for a positional-encoding name."""
-    name = {"chapter": "seed"}.get(name, name)      # TEMPORARY until the positional registry lands
-    if name not in (*POSITIONAL_ENCODINGS, "rotary"):
-        raise InputError(f"positional name must be one of {[*POSITIONAL_ENCODINGS, 'rotary']}, got {name!r}")
-    if name != "rotary":
-        return name, dict(options), None
-    from ..nn.rotary import RotaryEmbedding
-
-    if mixer != "attention":
-        raise InputError("positional='rotary' needs mixer='attention'")
-    return "none", {}, RotaryEmbedding(d_model // num_heads, **options)
 
 
 def _checked_windows(X, n_features: int, dtype, where: str) -> np.ndarray:

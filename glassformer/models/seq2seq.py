@@ -1,4 +1,4 @@
-"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3; seed 003's full model).
+"""Encoder-decoder transformer for translation (Vaswani et al., 2017, sec. 3).
 
 ::
 
@@ -9,15 +9,17 @@
     logits = H W_out^T + b_out                                  (batch, T, tgt_vocab)
 
 Source and target have their own embedding tables and their own positional slice, so their
-lengths may differ (seed 003 shared one of each; see ../shared/seeds/README.md).  With
+lengths may differ (sharing one table between two languages, or one slice between two lengths, is
+a common bug of tutorial implementations).  With
 ``tie_output=True`` the output projection *is* the target embedding table (Press & Wolf, 2017):
 one Parameter used twice, so its gradient is the sum of both uses.
 
-Training uses teacher forcing (:func:`fit_seq2seq`): the decoder reads ``BOS y_1 .. y_n`` and is
+Training uses teacher forcing (:func:`glassformer.models.translation.fit_seq2seq`): the decoder reads ``BOS y_1 .. y_n`` and is
 scored against ``y_1 .. y_n EOS`` with label-smoothed cross-entropy, Adam and the Noam warmup
 schedule, on batches bucketed by length.  Decoding (greedy and beam search) lives in
 :mod:`glassformer.decoding` and uses the incremental methods :meth:`Seq2SeqTransformer.start_decoding`
-and :meth:`Seq2SeqTransformer.decode_step` (a key/value cache, :mod:`glassformer.nn.kv_cache`).
+and :meth:`Seq2SeqTransformer.decode_step` (the same decoder with a key/value cache,
+:mod:`glassformer.nn.kv_cache`).
 
 State-dict names: ``src_embed.embedding.weight``, ``tgt_embed.embedding.weight``, ``src_pos.*`` /
 ``tgt_pos.*`` (learned positions only), ``encoder.layers.<i>.*`` and ``decoder.layers.<i>.*`` with
@@ -33,20 +35,18 @@ import numpy as np
 
 from .._validation import check_dtype, check_positive_int, check_probability
 from ..errors import InputError, ShapeError
-from ..train.losses import CrossEntropyLoss
 from ..nn.dropout import Dropout
 from ..nn.input_embedding import TokenEmbedding
-from ..nn.kv_cache import AttentionCache, cross_attention_kv, decoder_layer_step
+from ..nn.kv_cache import AttentionCache
 from ..nn.linear import Linear
 from ..nn.module import Module, make_rng
 from ..nn.normalization import LayerNorm
-from ..nn.positional import get_positional_encoding
+from ..nn.positional import build_positional
 from ..nn.transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 from ..trace import Trace
 from .persistence import load_configured, save_configured
 
-__all__ = ["Seq2SeqTransformer", "DecoderState", "length_buckets", "fit_seq2seq", "evaluate_seq2seq",
-           "make_translation_arrays"]
+__all__ = ["Seq2SeqTransformer", "DecoderState"]
 
 MODEL_KIND = "glassformer.Seq2SeqTransformer"
 _POSITIONAL = ("sinusoidal", "learned")
@@ -70,24 +70,33 @@ class DecoderState:
 
     Attributes
     ----------
+    memory : ndarray (batch, S, d_model)
+        The encoder output.
     self_caches : list of AttentionCache
         Keys/values of the target positions decoded so far, one per decoder layer.
     memory_kv : list of AttentionCache
-        Cross-attention keys/values of the encoder output, one per decoder layer.
+        Cross-attention keys/values of the encoder output (static: projected at the first step),
+        one per decoder layer.
     src_pad : bool ndarray (batch, S)
         True at padded source positions.
     step : int
         Number of target positions consumed.
     """
 
-    def __init__(self, self_caches, memory_kv, src_pad):
-        self.self_caches, self.memory_kv, self.src_pad = self_caches, memory_kv, src_pad
+    def __init__(self, memory, self_caches, memory_kv, src_pad):
+        self.memory, self.self_caches, self.memory_kv, self.src_pad = memory, self_caches, memory_kv, src_pad
         self.step = 0
+
+    @property
+    def layer_caches(self) -> list:
+        """``(self-attention cache, cross-attention cache)`` per decoder layer."""
+        return list(zip(self.self_caches, self.memory_kv))
 
     def reorder(self, index) -> None:
         """Keep batch rows ``index`` (beam search: the parents of the surviving hypotheses)."""
         for c in self.self_caches + self.memory_kv:
             c.reorder(index)
+        self.memory = self.memory[index]
         self.src_pad = self.src_pad[index]
 
 
@@ -159,9 +168,8 @@ class Seq2SeqTransformer(Module):
         self.tgt_embed = TokenEmbedding(tgt_vocab, d_model, padding_idx=pad_id, rng=gen, dtype=dt)
         for emb in (self.src_embed, self.tgt_embed):
             emb.embedding.weight.data *= np.asarray(d_model ** -0.5, dtype=dt)
-        opts = {"max_len": max_len} if positional == "learned" else {}
-        self.src_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
-        self.tgt_pos = get_positional_encoding(positional, d_model, rng=gen, dtype=dt, **opts)
+        self.src_pos = build_positional(positional, d_model, nhead, rng=gen, dtype=dt, max_len=max_len)[0]
+        self.tgt_pos = build_positional(positional, d_model, nhead, rng=gen, dtype=dt, max_len=max_len)[0]
         self.src_dropout = Dropout(p, rng=gen)
         self.tgt_dropout = Dropout(p, rng=gen)
         enc_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, p, activation, norm_first=norm_first,
@@ -240,7 +248,8 @@ class Seq2SeqTransformer(Module):
         try:
             src = _check_ids(src_ids, "src_ids", "Seq2SeqTransformer.trace", self.src_vocab)
             tgt = _check_ids(tgt_in_ids, "tgt_in_ids", "Seq2SeqTransformer.trace", self.tgt_vocab)
-            logits = self.forward(src, tgt)
+            with self.tracing():
+                logits = self.forward(src, tgt)
             arrays = {}
             for side, emb, pos, ids in (("src", self.src_embed, self.src_pos, src),
                                         ("tgt", self.tgt_embed, self.tgt_pos, tgt)):
@@ -271,8 +280,9 @@ class Seq2SeqTransformer(Module):
         Call in ``eval()`` mode inside ``no_cache()`` (as :mod:`glassformer.decoding` does).
         """
         memory, src_pad = self.encode(src_ids)
-        kv = [cross_attention_kv(layer.multihead_attn, memory) for layer in self.decoder.layers]
-        return DecoderState([AttentionCache() for _ in self.decoder.layers], kv, src_pad)
+        n = len(self.decoder.layers)
+        return DecoderState(memory, [AttentionCache() for _ in range(n)],
+                            [AttentionCache(static=True) for _ in range(n)], src_pad)
 
     def decode_step(self, state: DecoderState, tokens) -> np.ndarray:
         """Feed the next target token of every row, ``tokens (batch,)``; return next-token logits ``(batch, V)``.
@@ -284,10 +294,8 @@ class Seq2SeqTransformer(Module):
         t = state.step
         pos = self.tgt_pos.forward(np.array([t]))
         x = self.tgt_embed(tokens) + pos
-        for layer, cache, kv in zip(self.decoder.layers, state.self_caches, state.memory_kv):
-            x = decoder_layer_step(layer, x, cache, kv, state.src_pad)
-        if self.decoder.norm is not None:
-            x = self.decoder.norm(x)
+        x = self.decoder(x, state.memory, memory_key_padding_mask=state.src_pad, tgt_is_causal=True,
+                         cache=state.layer_caches)
         state.step += 1
         return self.generator(x)[:, 0]
 
@@ -323,172 +331,3 @@ class Seq2SeqTransformer(Module):
         c = self.config
         return (f"src_vocab={c['src_vocab']}, tgt_vocab={c['tgt_vocab']}, d_model={c['d_model']}, "
                 f"nhead={c['nhead']}, tie_output={c['tie_output']}, positional={c['positional']!r}")
-
-
-def load_translation_tokenizers(directory):
-    """Return ``(src_tokenizer, tgt_tokenizer)`` saved beside a model by :meth:`Seq2SeqTransformer.save`."""
-    from ..text import WordTokenizer
-
-    directory = Path(directory)
-    return (WordTokenizer.load(directory / "src_tokenizer.json"),
-            WordTokenizer.load(directory / "tgt_tokenizer.json"))
-
-
-__all__.append("load_translation_tokenizers")
-
-
-# ====================================================================== data and training
-def make_translation_arrays(pairs, src_tokenizer, tgt_tokenizer, *, max_len: int = 32):
-    """Token ids of sentence pairs for teacher forcing (ragged lists, one array per sentence).
-
-    Source: ``tokens EOS``; decoder input: ``BOS tokens``; decoder target: ``tokens EOS``.
-    Sentences longer than ``max_len`` (special tokens included) are truncated, keeping EOS.
-
-    Returns
-    -------
-    src : list of int64 arrays, tgt : list of int64 arrays (``BOS tokens EOS``; the decoder reads
-    ``tgt[:-1]`` and predicts ``tgt[1:]``).
-    """
-    src, _ = src_tokenizer.encode_batch([s for s, _ in pairs], add_eos=True, max_len=max_len, pad=False)
-    tgt, _ = tgt_tokenizer.encode_batch([t for _, t in pairs], add_bos=True, add_eos=True, max_len=max_len + 1,
-                                        pad=False)
-    return src, tgt
-
-
-def length_buckets(lengths, batch_size: int, *, chunk_batches: int = 50, rng=None) -> list[np.ndarray]:
-    """Group example indices into batches of similar length (less padding), in a seeded random order.
-
-    The examples are shuffled, cut into chunks of ``chunk_batches * batch_size``, each chunk is sorted
-    by length and cut into batches; the batches are then shuffled.  (A global sort would make every
-    epoch see the same few long batches in a row and would make batch content fully deterministic.)
-
-    Parameters
-    ----------
-    lengths : int array (n,)
-        Length of each example (e.g. the longer of source and target).
-    batch_size : int
-    chunk_batches : int, default 50
-    rng : int or numpy.random.Generator
-
-    Returns
-    -------
-    list of int arrays, each a batch of example indices.
-    """
-    lengths = np.asarray(lengths)
-    bs = check_positive_int(batch_size, "batch_size", "length_buckets")
-    gen = make_rng(rng)
-    order = gen.permutation(lengths.size)
-    chunk = bs * max(1, int(chunk_batches))
-    batches = []
-    for s in range(0, order.size, chunk):
-        part = order[s:s + chunk]
-        part = part[np.argsort(lengths[part], kind="stable")]
-        batches.extend(part[i:i + bs] for i in range(0, part.size, bs))
-    return [batches[i] for i in gen.permutation(len(batches))]
-
-
-def _pad(rows, pad_id: int) -> np.ndarray:
-    L = max(len(r) for r in rows)
-    out = np.full((len(rows), L), pad_id, dtype=np.int64)
-    for i, r in enumerate(rows):   # a row copy; the maths is vectorised
-        out[i, :len(r)] = r
-    return out
-
-
-def _batch_arrays(src, tgt, idx, pad_id):
-    s = _pad([src[i] for i in idx], pad_id)
-    t = _pad([tgt[i] for i in idx], pad_id)
-    return s, t[:, :-1], t[:, 1:]
-
-
-def evaluate_seq2seq(model: Seq2SeqTransformer, src, tgt, *, batch_size: int = 256,
-                     label_smoothing: float = 0.0) -> float:
-    """Mean per-token cross-entropy (nats) of teacher-forced predictions on ragged id lists (eval mode)."""
-    loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing, reduction="sum")
-    order = np.argsort([len(t) for t in tgt], kind="stable")
-    total, count = 0.0, 0
-    was = model.training
-    model.eval()
-    try:
-        with model.no_cache():
-            for s in range(0, order.size, batch_size):
-                S, Tin, Tout = _batch_arrays(src, tgt, order[s:s + batch_size], model.pad_id)
-                total += loss.forward(model.forward(S, Tin), Tout)
-                count += int(np.count_nonzero(Tout != model.pad_id))
-    finally:
-        model.train(was)
-    return total / max(count, 1)
-
-
-class _NoamFromZero:
-    """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.train.Trainer` counts."""
-
-    def __init__(self, d_model: int, warmup_steps: int, factor: float):
-        from ..train.schedules import Noam
-
-        self.noam = Noam(d_model, warmup_steps, factor)
-
-    def lr_at(self, step: int) -> float:
-        return self.noam.lr_at(step + 1)
-
-
-def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 5, batch_size: int = 64,
-                warmup_steps: int = 400, lr_factor: float = 1.0, label_smoothing: float = 0.1,
-                betas=(0.9, 0.98), eps: float = 1e-9, grad_clip: float | None = 1.0, seed: int = 0,
-                progress: bool = False, callbacks=()):
-    """Teacher-forced training with label smoothing, Adam and the Noam schedule, on length buckets.
-
-    Uses :class:`glassformer.train.Trainer` (same progress bar, history and divergence guard as
-    the regressor): each *row* the trainer shuffles is one pre-built length bucket, so the trainer's
-    seeded permutation shuffles the buckets every epoch (``batch_size=1`` bucket per update).
-
-    Parameters
-    ----------
-    model : Seq2SeqTransformer
-    src, tgt : lists of int arrays
-        From :func:`make_translation_arrays` (``tgt`` = ``BOS tokens EOS``).
-    val : (src, tgt), optional
-        Validation data; its per-token cross-entropy (no smoothing) is recorded each epoch.
-    epochs, batch_size : int
-    warmup_steps, lr_factor : Noam schedule ``lr = factor * d_model^-0.5 * min(s^-0.5, s * warmup^-1.5)``.
-    label_smoothing : float, default 0.1
-        ``CrossEntropyLoss(ignore_index=PAD, label_smoothing=...)``.
-    betas, eps : Adam settings (Vaswani et al.: 0.9, 0.98, 1e-9).
-    grad_clip : float or None
-        Global gradient-norm clipping.
-    seed : int
-        Buckets and their order.
-
-    Returns
-    -------
-    glassformer.train.History
-
-    Raises
-    ------
-    DivergenceError on a non-finite loss or gradient (the last good parameters are restored).
-    """
-    from ..train import Trainer, standard_callbacks
-    from ..train.optim import Adam
-
-    lengths = np.array([max(len(s), len(t)) for s, t in zip(src, tgt)])
-    buckets = length_buckets(lengths, batch_size, rng=seed)
-    loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing)
-
-    def step(batch):
-        (b,) = batch
-        S, Tin, Tout = _batch_arrays(src, tgt, buckets[int(b[0])], model.pad_id)
-        value = loss.forward(model.forward(S, Tin), Tout)
-        model.backward(loss.backward())
-        return value
-
-    def eval_step(_batch):
-        return evaluate_seq2seq(model, val[0], val[1])
-
-    named = list(model.named_parameters())
-    opt = Adam(named, lr=1e-3, betas=betas, eps=eps)
-    trainer = Trainer(named, step, opt, epochs=epochs, batch_size=1, shuffle=True, seed=seed, grad_clip=grad_clip,
-                      schedule=_NoamFromZero(model.d_model, max(1, int(warmup_steps)), lr_factor),
-                      eval_step=eval_step if val is not None else None, model=model,
-                      callbacks=[*standard_callbacks(progress=progress), *callbacks])
-    dummy_val = (np.zeros(1, dtype=np.int64),) if val is not None else None
-    return trainer.fit((np.arange(len(buckets)),), dummy_val)

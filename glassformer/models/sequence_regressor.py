@@ -48,9 +48,9 @@ class SequenceRegressor(WindowRegressor):
     norm_first : bool, default False
         Post-norm (False, the chapter's and PyTorch's) or pre-norm.
     positional : str, default "sinusoidal"
-        Positional encoding by name (:data:`glassformer.nn.positional.POSITIONAL_ENCODINGS`:
-        "sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none"), or
-        "rotary" (RoPE inside attention).
+        Positional encoding by name (:func:`glassformer.nn.positional.positional_names`:
+        "sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none", and
+        "rotary", RoPE inside attention).
     positional_options : dict or None
         Keywords of the encoding (``wavelengths``, ``max_len``, ...; rotary: ``base``, ``interleaved``).
     input_embedding : {"linear", "mlp", "fourier"}, default "linear"

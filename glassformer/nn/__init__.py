@@ -1,8 +1,13 @@
 """Layers with explicit forward and backward passes and PyTorch-compatible parameters.
 
+Read :mod:`.functional` first: it computes every equation (pure forward/backward pairs); the
+modules below hold the parameters and caches and call it.
+
 =====================  ===================================================================
-module                 layers
+module                 contents
 =====================  ===================================================================
+``functional``         the kernels: linear, activations, dropout, layer norm, masked softmax,
+                       scaled dot-product attention, head split/merge, feed-forward network
 ``module``             ``Module``, ``ModuleList``, ``Parameter``, ``make_rng`` (the contract)
 ``linear``             ``Linear``
 ``embedding``          ``Embedding`` (token table)
@@ -10,47 +15,49 @@ module                 layers
 ``normalization``      ``LayerNorm``
 ``dropout``            ``Dropout``
 ``feedforward``        ``FeedForward`` (position-wise)
-``attention``          ``MultiheadAttention``, masks, the scaled-dot-product kernel
-``rotary``             ``RotaryEmbedding`` (RoPE, applied inside attention)
+``masks``              ``causal_mask``, ``padding_mask``, merging of the attention masks
+``attention``          ``MultiheadAttention`` (head hook, weights override, cache)
+``kv_cache``           ``AttentionCache`` (incremental decoding)
 ``fourier``            ``FourierMixing`` (FNet token mixing)
 ``transformer``        encoder / decoder layers and stacks
-``positional``         positional encodings at real-valued positions (depth in m)
+``positional``         positional encodings: the registry, ``build_positional``, RoPE
 ``input_embedding``    input embeddings for continuous logs and tokens
 ``recurrent``          ``LSTM``, ``LSTMCell``
-``kv_cache``           incremental (cached) attention for autoregressive decoding
 =====================  ===================================================================
 """
 
+from . import functional
 from .activation import GELU, ReLU, Tanh, get_activation
-from .attention import (
-    MultiheadAttention, causal_mask, padding_mask, scaled_dot_product_attention,
-    scaled_dot_product_attention_backward,
-)
+from .attention import MultiheadAttention
 from .dropout import Dropout
 from .embedding import Embedding
 from .feedforward import FeedForward
 from .fourier import FourierMixing
+from .functional import scaled_dot_product_attention, scaled_dot_product_attention_backward
 from .input_embedding import (
     FourierInputEmbedding, LinearInputEmbedding, MLPInputEmbedding, TokenEmbedding, get_input_embedding,
 )
+from .kv_cache import AttentionCache
 from .linear import Linear
+from .masks import causal_mask, padding_mask
 from .module import Module, ModuleList, Parameter, make_rng
 from .normalization import LayerNorm
 from .positional import (
     ContinuousPositionalEncoding, FourierPositionalEncoding, LearnedPositionalEmbedding, PositionalEncoding,
-    SinusoidalPositionalEncoding, WavelengthPositionalEncoding, ZeroPositionalEncoding, get_positional_encoding,
+    RotaryEmbedding, SinusoidalPositionalEncoding, WavelengthPositionalEncoding, ZeroPositionalEncoding,
+    build_positional, get_positional_encoding,
 )
 from .recurrent import LSTM, LSTMCell
-from .rotary import RotaryEmbedding
 from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [
-    "ContinuousPositionalEncoding", "Dropout", "Embedding", "FeedForward", "FourierInputEmbedding",
+    "AttentionCache", "ContinuousPositionalEncoding", "Dropout", "Embedding", "FeedForward", "FourierInputEmbedding",
     "FourierMixing", "FourierPositionalEncoding", "GELU", "LSTM", "LSTMCell", "LayerNorm",
     "LearnedPositionalEmbedding", "Linear", "LinearInputEmbedding", "MLPInputEmbedding", "Module", "ModuleList",
     "MultiheadAttention", "Parameter", "PositionalEncoding", "ReLU", "RotaryEmbedding",
     "SinusoidalPositionalEncoding", "Tanh", "TokenEmbedding", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer", "WavelengthPositionalEncoding", "ZeroPositionalEncoding",
-    "causal_mask", "get_activation", "get_input_embedding", "get_positional_encoding", "make_rng",
-    "padding_mask", "scaled_dot_product_attention", "scaled_dot_product_attention_backward",
+    "build_positional", "causal_mask", "functional", "get_activation", "get_input_embedding",
+    "get_positional_encoding", "make_rng", "padding_mask", "scaled_dot_product_attention",
+    "scaled_dot_product_attention_backward",
 ]

@@ -1,29 +1,33 @@
-"""Element-wise activations with their derivatives: ReLU and GELU (exact and tanh forms)."""
+"""Element-wise activations as modules: ReLU, GELU (exact and tanh forms), Tanh.
+
+The equations and their derivatives are the kernels of :mod:`glassformer.nn.functional`; a module
+keeps what its backward needs.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import erf
 
 from ..errors import InputError
+from . import functional as F
 from .module import Module
 
-# Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2 promotion rules.
-_SQRT_2_OVER_PI = float(np.sqrt(2.0 / np.pi))
-_INV_SQRT_2 = float(1.0 / np.sqrt(2.0))
-_INV_SQRT_2PI = float(1.0 / np.sqrt(2.0 * np.pi))
+__all__ = ["ReLU", "GELU", "Tanh", "get_activation", "ACTIVATIONS"]
+
+#: The names :func:`get_activation` accepts.
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "tanh")
 
 
 class ReLU(Module):
     """``max(0, x)``; the derivative at exactly 0 is taken as 0, as PyTorch does. Any shape."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        mask = x > 0
+        y, mask = F.relu(x)
         self._save(mask=mask)
-        return x * mask
+        return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        return grad_output * self._saved()["mask"]
+        return F.relu_backward(grad_output, self._saved()["mask"])
 
 
 class GELU(Module):
@@ -44,23 +48,18 @@ class GELU(Module):
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         if self.approximate == "tanh":
-            inner = _SQRT_2_OVER_PI * (x + 0.044715 * x**3)
-            t = np.tanh(inner)
+            y, t = F.gelu_tanh(x)
             self._save(x=x, t=t)
-            return 0.5 * x * (1.0 + t)
-        cdf = 0.5 * (1.0 + erf(x * _INV_SQRT_2))
-        self._save(x=x, cdf=cdf)
-        return x * cdf
+        else:
+            y, cdf = F.gelu(x)
+            self._save(x=x, cdf=cdf)
+        return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         c = self._saved()
-        x = c["x"]
         if self.approximate == "tanh":
-            t = c["t"]
-            dinner = _SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * x**2)
-            return grad_output * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t**2) * dinner)
-        pdf = _INV_SQRT_2PI * np.exp(-0.5 * x * x)
-        return grad_output * (c["cdf"] + x * pdf)
+            return F.gelu_tanh_backward(grad_output, c["x"], c["t"])
+        return F.gelu_backward(grad_output, c["x"], c["cdf"])
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -70,13 +69,12 @@ class Tanh(Module):
     """Hyperbolic tangent; derivative ``1 - tanh(x)^2``. Any shape."""
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        y = np.tanh(x)
+        y = F.tanh(x)
         self._save(y=y)
         return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
-        y = self._saved()["y"]
-        return grad_output * (1.0 - y * y)
+        return F.tanh_backward(grad_output, self._saved()["y"])
 
 
 def get_activation(name: str) -> Module:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_probability
+from . import functional as F
 from .module import Module, make_rng
 
 
@@ -12,7 +13,7 @@ class Dropout(Module):
     """Zero each element with probability ``p`` in training mode and scale the rest by ``1/(1-p)``.
 
     A new mask is drawn on every call from the layer's own generator, so the same seed gives the
-    same masks on every run (../shared/DESIGN.md decision 9).  In evaluation mode, or with
+    same masks on every run.  In evaluation mode, or with
     ``p == 0``, the layer is the identity (no random numbers are drawn).
 
     Parameters
@@ -32,24 +33,24 @@ class Dropout(Module):
         self.p = check_probability(p, "p", "Dropout")
         self.rng = make_rng(rng)
 
+    def scale(self, shape, dtype):
+        """A fresh multiplier for an array of ``shape`` (training mode), or None (the identity)."""
+        if not self.training or self.p == 0.0:
+            return None
+        return F.dropout_scale(shape, self.p, self.rng, dtype)
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
         if not self.training or self.p == 0.0:
             self._save(scale=None)
-            return x
-        scale = dropout_scale(x.shape, self.p, self.rng, x.dtype)
+            return x                              # the identity: no mask drawn
+        scale = F.dropout_scale(x.shape, self.p, self.rng, x.dtype)
         self._save(scale=scale)
-        return x * scale
+        return F.dropout(x, scale)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         scale = self._saved()["scale"]
-        return grad_output if scale is None else grad_output * scale
+        return grad_output if scale is None else F.dropout_backward(grad_output, scale)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-def dropout_scale(shape, p: float, rng: np.random.Generator, dtype) -> np.ndarray:
-    """Return the multiplier ``keep / (1 - p)`` with ``keep ~ Bernoulli(1 - p)``, of ``shape`` and ``dtype``."""
-    keep = rng.random(shape) >= p
-    return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype=dtype)

@@ -10,12 +10,17 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module, make_rng
 
+__all__ = ["FeedForward"]
+
 
 class FeedForward(Module):
     """``FFN(x) = linear2(dropout(activation(linear1(x))))``, applied to every position separately.
 
-    The seed's ``G = relu(R W1 + b1)``, ``F = G W2 + b2`` (seed 000).  Row-local: output row i
-    depends on input row i only (seed 004's check).
+    The chapter's ``G = relu(R W1 + b1)``, ``F = G W2 + b2``: the composition of the modules
+    :class:`Linear`, the activation, :class:`Dropout` and :class:`Linear`, each calling its kernel
+    in :mod:`glassformer.nn.functional`.  Row-local: output row i depends on input row i only.  The
+    transformer layers hold one as an inline child, so their ``state_dict`` keeps PyTorch's names
+    ``linear1.*`` and ``linear2.*``.
 
     Parameters
     ----------
@@ -23,7 +28,7 @@ class FeedForward(Module):
         Model width and hidden width.
     dropout : float, default 0.0
         Dropout on the hidden activations (as inside ``torch.nn.TransformerEncoderLayer``).
-    activation : {"relu", "gelu", "gelu_tanh"}
+    activation : {"relu", "gelu", "gelu_tanh", "tanh"}
     bias : bool, default True
     rng : int or numpy.random.Generator, optional
         Initialisation (PyTorch's Linear default) and dropout masks.
@@ -31,11 +36,12 @@ class FeedForward(Module):
 
     Attributes
     ----------
-    linear1 : Linear(d_model, d_ff); linear2 : Linear(d_ff, d_model)
+    linear1 : Linear(d_model, d_ff); activation : ReLU, GELU or Tanh; dropout : Dropout;
+    linear2 : Linear(d_ff, d_model)
 
     Shapes
     ------
-    forward: ``(..., d_model) -> (..., d_model)``.
+    forward: ``(..., d_model) -> (..., d_model)``; ``hidden()`` returns the last G ``(..., d_ff)``.
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu",
@@ -51,17 +57,20 @@ class FeedForward(Module):
         self.activation_name = activation
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        x = as_input(x, "x", "FeedForward.forward", self.dtype, self.check_inputs)
-        g = self.activation(self.linear1(x))
-        self._save(G=g)  # the seed's G, kept for inspection only
-        return self.linear2(self.dropout(g))
+        if self.check_inputs:                                    # a child gets checked data from its parent
+            x = as_input(x, "x", "FeedForward.forward", self.dtype, True)
+        G = self.activation(self.linear1(x))                     # (..., d_ff)
+        self._save(G=G)
+        return self.linear2(self.dropout(G))                     # (..., d_model)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         self._saved()
-        g = self.linear2.backward(grad_output)
-        g = self.dropout.backward(g)
-        g = self.activation.backward(g)
-        return self.linear1.backward(g)
+        dG = self.dropout.backward(self.linear2.backward(grad_output))
+        return self.linear1.backward(self.activation.backward(dG))
+
+    def hidden(self) -> np.ndarray:
+        """The hidden activations G of the last forward (before dropout), ``(..., d_ff)``."""
+        return self._saved()["G"]
 
     def extra_repr(self) -> str:
         return f"activation={self.activation_name!r}"

@@ -14,7 +14,7 @@ class FourierMixing(Module):
 
     * ``mode="2d"`` (FNet, Lee-Thorp et al. 2021, sec. 3.2): ``y = Re(FFT_seq(FFT_hidden(x)))``,
       the 2-D DFT over the sequence and hidden axes.
-    * ``mode="seq"``: ``y = Re(FFT_seq(x))``, the DFT along the token axis only (what seed 004 uses).
+    * ``mode="seq"``: ``y = Re(FFT_seq(x))``, the DFT along the token axis only.
 
     Every output row depends on every input row, yet no ``seq x seq`` score matrix is formed.
 

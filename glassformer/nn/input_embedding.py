@@ -1,9 +1,9 @@
 """Input embeddings: continuous well-log values or text tokens -> ``(batch, seq, d_model)`` vectors.
 
-Seed 000, section "Input Embeddings", lists three families for continuous predictor
+The chapter (Pyrcz 2024, section "Input Embeddings") lists three families for continuous predictor
 features, all provided here:
 
-* :class:`LinearInputEmbedding` -- ``e_t = W_e x_t + b_e``, the seed's own choice;
+* :class:`LinearInputEmbedding` -- ``e_t = W_e x_t + b_e``, the chapter's own choice;
 * :class:`MLPInputEmbedding` -- a one-hidden-layer network of the (normalised) features;
 * :class:`FourierInputEmbedding` -- sine/cosine features of the input value at several
   frequencies (random Fourier features, Tancik et al., 2020, eq. 5), then a linear map.
@@ -98,7 +98,7 @@ def _check_input(x, n_features: int, where: str, dtype, check: bool = True) -> n
 
 
 class LinearInputEmbedding(Module):
-    """Per-position affine map of the input logs, ``e_t = W_e x_t + b_e`` (seed 000, "Input Embeddings").
+    """Per-position affine map of the input logs, ``e_t = W_e x_t + b_e`` (the chapter's "Input Embeddings").
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ class LinearInputEmbedding(Module):
 
 
 class MLPInputEmbedding(Module):
-    """Non-linear embedding ``e_t = W_2 act(W_1 x_t + b_1) + b_2`` (seed 000, "Artificial Neural Networks").
+    """Non-linear embedding ``e_t = W_2 act(W_1 x_t + b_1) + b_2`` (the chapter's "Artificial Neural Networks").
 
     Parameters
     ----------
@@ -200,7 +200,7 @@ class MLPInputEmbedding(Module):
 class FourierInputEmbedding(Module):
     """Fourier features of the input values followed by a linear map to ``d_model``.
 
-    For each input log ``f`` and frequency ``k`` (Tancik et al., 2020, eq. 5; seed 000,
+    For each input log ``f`` and frequency ``k`` (Tancik et al., 2020, eq. 5; the chapter's
     "Fourier Feature Embeddings", with the frequency written in cycles rather than radians)::
 
         phi_t = [sin(2*pi*x_{t,f}*B_{f,k}) ..., cos(2*pi*x_{t,f}*B_{f,k}) ...]   (2 * n_features * K values)
@@ -371,7 +371,7 @@ def get_input_embedding(name: str, n_features: int, d_model: int, *, rng=None, d
     Parameters
     ----------
     name : {"linear", "mlp", "fourier"}
-        :class:`LinearInputEmbedding` (the seed's), :class:`MLPInputEmbedding`,
+        :class:`LinearInputEmbedding` (the chapter's), :class:`MLPInputEmbedding`,
         :class:`FourierInputEmbedding`.
     n_features, d_model : int
     rng, dtype

@@ -1,12 +1,12 @@
-"""Affine map ``y = x @ W.T + b`` (the seed's ``W z + b``), PyTorch's ``nn.Linear`` layout."""
+"""Affine map ``y = x @ W.T + b`` (the chapter's ``W z + b``), PyTorch's ``nn.Linear`` layout."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .._validation import as_input, check_last_dim, check_positive_int
+from . import functional as F
 from .module import Module, Parameter, make_rng
-from .reductions import lead_sum
 
 
 class Linear(Module):
@@ -49,19 +49,15 @@ class Linear(Module):
         x = as_input(x, "x", "Linear.forward", self.weight.data.dtype, self.check_inputs)
         check_last_dim(x, self.in_features, "x", "Linear.forward")
         self._save(x=x)
-        # One 2-D GEMM over all leading axes: a 3-D @ 2-D matmul would make one BLAS call per row.
-        y = x.reshape(-1, self.in_features) @ self.weight.data.T
-        if self.bias is not None:
-            y += self.bias.data
-        return y.reshape(x.shape[:-1] + (self.out_features,))
+        return F.linear(x, self.weight.data, None if self.bias is None else self.bias.data)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         x = self._saved()["x"]
-        g2 = grad_output.reshape(-1, self.out_features)
-        self.weight.grad += g2.T @ x.reshape(-1, self.in_features)
+        dx, dW, db = F.linear_backward(grad_output, x, self.weight.data, self.bias is not None)
+        self.weight.grad += dW
         if self.bias is not None:
-            self.bias.grad += lead_sum(g2)
-        return (g2 @ self.weight.data).reshape(x.shape)
+            self.bias.grad += db
+        return dx
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

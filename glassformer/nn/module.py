@@ -18,7 +18,12 @@ A :class:`Module` is a PyTorch-shaped object with its calculus written out:
   assignment order, so ``named_parameters()`` and ``state_dict()`` give
   PyTorch's qualified names (``self_attn.in_proj_weight``, ``linear1.weight``)
   and ``load_state_dict({k: v.numpy() for k, v in torch_module.state_dict().items()})``
-  works unchanged (../shared/DESIGN.md, fixed decision 2).
+  works unchanged.
+* An *inline* child (:meth:`Module.inline`) is a module whose parameters and children are named as
+  the parent's own: a transformer layer reuses a :class:`~glassformer.nn.FeedForward` while its
+  ``state_dict`` keeps PyTorch's flat names (``linear1.weight``, not ``ffn.linear1.weight``).
+* ``tracing()`` asks for what only inspection needs (attention keeps a copy of its scores S);
+  ``intermediates()`` then returns exactly what the forward pass computed.
 
 Randomness is explicit: constructors that draw numbers take ``rng`` (an int
 seed or a ``numpy.random.Generator``), see :func:`make_rng`.  There is no
@@ -40,7 +45,7 @@ from ..errors import NotReadyError, StateDictError
 def make_rng(rng=None) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from an int seed, a Generator, or None (fresh entropy).
 
-    The same int always gives the same numbers (../shared/DESIGN.md, fixed decision 9).
+    The same int always gives the same numbers.
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -87,9 +92,12 @@ class Parameter:
 class Module:
     """Base class of all layers and models (see the module docstring for the contract)."""
 
+    _tracing = False          # set per instance by ``tracing()``
+
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_inline", ())
         object.__setattr__(self, "_dtype_cache", None)
         self.training = True
         self.check_inputs = True          # False once registered as a child (see the module docstring)
@@ -102,6 +110,11 @@ class Module:
         if params is None:
             raise AttributeError("call Module.__init__() before assigning attributes")
         mods = self.__dict__["_modules"]
+        owner = self._inline_owner(name)
+        if owner is not None:                  # a name of an inline child's: assign it there, keep the alias
+            setattr(owner, name, value)
+            object.__setattr__(self, name, value)
+            return
         params.pop(name, None)
         mods.pop(name, None)
         if isinstance(value, Parameter):
@@ -112,6 +125,29 @@ class Module:
             object.__setattr__(self, "_dtype_cache", None)
             object.__setattr__(value, "check_inputs", False)   # the parent validates at the entry point
         object.__setattr__(self, name, value)
+
+    def _inline_owner(self, name: str):
+        """The inline child that holds ``name`` as a parameter or child, or None."""
+        d = self.__dict__
+        for child in d.get("_inline", ()):
+            inner = d["_modules"][child]
+            if name in inner._parameters or name in inner._modules:
+                return inner
+        return None
+
+    def inline(self, name: str) -> None:
+        """Name the parameters and children of child ``name`` as this module's own.
+
+        ``state_dict`` and ``named_modules`` then skip the ``name.`` prefix, and ``self.<inner name>``
+        is the same object as ``self.<name>.<inner name>`` (an alias, not a registration); the child
+        itself still takes part in ``train()``, ``no_cache()`` and friends.
+        """
+        if name not in self._modules:
+            raise AttributeError(f"{type(self).__name__}.inline: no child module named {name!r}")
+        object.__setattr__(self, "_inline", self._inline + (name,))
+        child = self._modules[name]
+        for inner in (*child._parameters, *child._modules):
+            object.__setattr__(self, inner, getattr(child, inner))
 
     def __delattr__(self, name):
         self._parameters.pop(name, None)
@@ -159,12 +195,32 @@ class Module:
             for m, keep in zip(mods, before):
                 m._keep_cache = keep
 
+    @contextmanager
+    def tracing(self):
+        """Context manager: forward passes inside also record what only inspection needs
+        (the attention scores S), so that ``intermediates()`` returns them; restores afterwards."""
+        mods = list(self.modules())
+        before = [m._tracing for m in mods]
+        for m in mods:
+            object.__setattr__(m, "_tracing", True)
+        try:
+            yield self
+        finally:
+            for m, flag in zip(mods, before):
+                object.__setattr__(m, "_tracing", flag)
+
     # --- traversal ----------------------------------------------------
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:
         """Yield ``(qualified_name, module)`` for this module (name ``""``) and every descendant."""
         yield prefix, self
         for name, child in self._modules.items():
-            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+            path = f"{prefix}.{name}" if prefix else name
+            if name in self._inline:          # the child under its name, its own children without it
+                yield path, child
+                for inner, grandchild in child._modules.items():
+                    yield from grandchild.named_modules(f"{prefix}.{inner}" if prefix else inner)
+            else:
+                yield from child.named_modules(path)
 
     def modules(self) -> Iterator["Module"]:
         for _, m in self.named_modules():
@@ -191,7 +247,8 @@ class Module:
         for name, p in self._parameters.items():
             yield (f"{prefix}.{name}" if prefix else name), p
         for name, child in self._modules.items():
-            yield from child._all_named_parameters(f"{prefix}.{name}" if prefix else name)
+            inner = prefix if name in self._inline else (f"{prefix}.{name}" if prefix else name)
+            yield from child._all_named_parameters(inner)
 
     def parameters(self) -> list[Parameter]:
         return [p for _, p in self.named_parameters()]

@@ -6,8 +6,8 @@ import numpy as np
 
 from .._validation import as_float_array, as_input, check_last_dim, check_positive_int
 from ..errors import InputError
+from . import functional as F
 from .module import Module, Parameter
-from .reductions import lead_sum, row_sum
 
 
 class LayerNorm(Module):
@@ -15,7 +15,8 @@ class LayerNorm(Module):
 
     ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the *biased* variance
     (divide by D) and ``eps`` inside the square root, exactly as ``torch.nn.LayerNorm``
-    (seed 000, "residual connection and layer normalisation"; ../shared/DESIGN.md decision 6).
+    (the chapter's "residual connection and layer normalisation"); the kernel is
+    :func:`glassformer.nn.functional.layer_norm`.
 
     Parameters
     ----------
@@ -66,39 +67,19 @@ class LayerNorm(Module):
         elif self.check_inputs:
             x = as_float_array(x, "x", where)
         check_last_dim(x, self.normalized_shape, "x", where)
-        n = self.normalized_shape
-        xc = x - row_sum(x) / n
-        var = row_sum(xc * xc)
-        var /= n                                                  # biased variance, as PyTorch
-        var += self.eps
-        rstd = np.sqrt(var, out=var)
-        np.divide(1.0, rstd, out=rstd)
-        xhat = xc
-        xhat *= rstd                                              # in place: xc is not needed again
+        affine = self.elementwise_affine
+        y, xhat, rstd = F.layer_norm(x, self.weight.data if affine else None, self.bias.data if affine else None,
+                                     self.eps)
         self._save(xhat=xhat, rstd=rstd)
-        if not self.elementwise_affine:
-            return xhat.copy()
-        y = xhat * self.weight.data
-        y += self.bias.data
         return y
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
         c = self._saved()
-        xhat, rstd = c["xhat"], c["rstd"]
-        n = self.normalized_shape
-        if self.elementwise_affine:
-            self.weight.grad += lead_sum(grad_output * xhat)
-            self.bias.grad += lead_sum(grad_output)
-            dxhat = grad_output * self.weight.data
-        else:
-            dxhat = grad_output
-        # dL/dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), the standard
-        # result of differentiating through the mean and the (biased) variance.
-        m1 = row_sum(dxhat) / n
-        m2 = row_sum(dxhat * xhat) / n
-        dx = dxhat - m1
-        dx -= xhat * m2
-        dx *= rstd
+        if not self.elementwise_affine:
+            return F.layer_norm_backward(grad_output, c["xhat"], c["rstd"], None)[0]
+        dx, dweight, dbias = F.layer_norm_backward(grad_output, c["xhat"], c["rstd"], self.weight.data)
+        self.weight.grad += dweight
+        self.bias.grad += dbias
         return dx
 
     def extra_repr(self) -> str:

@@ -1,23 +1,16 @@
 """Long short-term memory: ``LSTMCell`` (one step) and ``LSTM`` (whole sequences, stacked,
 optionally bidirectional), with backward through time written by hand.
 
-The equations are those of ``torch.nn.LSTM`` (Hochreiter & Schmidhuber, 1997, with the forget
-gate of Gers et al., 2000), gate order i, f, g, o::
+The equations (kernel :func:`~glassformer.nn.functional.lstm_step`) are those of ``torch.nn.LSTM``
+(Hochreiter & Schmidhuber, 1997, with the forget gate of Gers et al., 2000), gate order i, f, g, o::
 
     a_t = x_t @ W_ih.T + b_ih + h_{t-1} @ W_hh.T + b_hh           (batch, 4 * hidden)
     i_t = sigmoid(a_i)   f_t = sigmoid(a_f)   g_t = tanh(a_g)   o_t = sigmoid(a_o)
     c_t = f_t * c_{t-1} + i_t * g_t
     h_t = o_t * tanh(c_t)
 
-Backward through time, for one step, given dL/dh_t (from the output and from step t+1) and
-dL/dc_t (from step t+1)::
-
-    dc      = dc_t + dh_t * o_t * (1 - tanh(c_t)^2)
-    da_i    = dc * g_t * i_t (1 - i_t)          da_f = dc * c_{t-1} * f_t (1 - f_t)
-    da_g    = dc * i_t * (1 - g_t^2)             da_o = dh_t * tanh(c_t) * o_t (1 - o_t)
-    dc_{t-1} = dc * f_t                          dh_{t-1} = da @ W_hh
-
-and the weight gradients are sums over time, computed as single matmuls after the loop.
+Backward through time runs :func:`~glassformer.nn.functional.lstm_step_backward` from the last step to
+the first, and the weight gradients are sums over time, computed as single matmuls after the loop.
 Parameter names and layouts match PyTorch, so
 ``load_state_dict({k: v.numpy() for k, v in torch_lstm.state_dict().items()})`` works.
 """
@@ -28,46 +21,10 @@ import numpy as np
 
 from .._validation import as_float_array, check_last_dim, check_ndim, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
-from .dropout import dropout_scale
+from .functional import dropout_scale, lstm_step, lstm_step_backward
 from .module import Module, Parameter, make_rng
 
 GATES = ("i", "f", "g", "o")
-
-
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    """Logistic function ``1 / (1 + exp(-x))`` without overflow for large ``|x|``; keeps the dtype.
-
-    Uses ``z = exp(-|x|)`` (always in (0, 1]): ``1 / (1 + z)`` for x >= 0 and ``z / (1 + z)`` otherwise.
-    """
-    z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
-
-
-def _step(pre: np.ndarray, c_prev: np.ndarray):
-    """One LSTM step from the pre-activations ``pre (batch, 4H)`` and ``c_prev (batch, H)``.
-
-    Returns ``gates (batch, 4H)`` (activated i, f, g, o), ``c (batch, H)``, ``tanh_c``, ``h``.
-    """
-    H = c_prev.shape[-1]
-    gates = sigmoid(pre)
-    gates[..., 2 * H:3 * H] = np.tanh(pre[..., 2 * H:3 * H])
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    c = f * c_prev + i * g
-    tanh_c = np.tanh(c)
-    return gates, c, tanh_c, o * tanh_c
-
-
-def _step_backward(gates, c_prev, tanh_c, dh, dc):
-    """Backward of :func:`_step`: returns ``dpre (batch, 4H)`` and ``dc_prev (batch, H)``."""
-    H = c_prev.shape[-1]
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    dc = dc + dh * o * (1 - tanh_c * tanh_c)
-    dpre = np.empty_like(gates)
-    dpre[..., :H] = dc * g * i * (1 - i)
-    dpre[..., H:2 * H] = dc * c_prev * f * (1 - f)
-    dpre[..., 2 * H:3 * H] = dc * i * (1 - g * g)
-    dpre[..., 3 * H:] = dh * tanh_c * o * (1 - o)
-    return dpre, dc * f
 
 
 def _init_weights(gen, input_size, hidden_size, bias, dtype):
@@ -156,7 +113,7 @@ class LSTMCell(Module):
         pre = xb @ self.weight_ih.data.T + h0 @ self.weight_hh.data.T
         if self.bias:
             pre += self.bias_ih.data + self.bias_hh.data
-        gates, c, tanh_c, h = _step(pre, c0)
+        gates, c, tanh_c, h = lstm_step(pre, c0)
         self._save(x=xb, h0=h0, c0=c0, gates=gates, tanh_c=tanh_c, unbatched=unbatched,
                    has_state=state is not None)
         if unbatched:
@@ -168,7 +125,7 @@ class LSTMCell(Module):
         shape = s["h0"].shape
         dh = np.zeros(shape, s["x"].dtype) if dh is None else np.asarray(dh).reshape(shape)
         dc = np.zeros(shape, s["x"].dtype) if dc is None else np.asarray(dc).reshape(shape)
-        dpre, dc0 = _step_backward(s["gates"], s["c0"], s["tanh_c"], dh, dc)
+        dpre, dc0 = lstm_step_backward(s["gates"], s["c0"], s["tanh_c"], dh, dc)
         self.weight_ih.grad += dpre.T @ s["x"]
         self.weight_hh.grad += dpre.T @ s["h0"]
         if self.bias:
@@ -202,7 +159,7 @@ class LSTM(Module):
     num_layers : int, default 1
     bias : bool, default True
     batch_first : bool, default True
-        Must be True: glassformer is batch first everywhere (../shared/DESIGN.md, decision 3).
+        Must be True: glassformer is batch first everywhere (as everywhere in glassformer).
     dropout : float in [0, 1), default 0
         Inter-layer dropout (inverted: kept values are scaled by 1 / (1 - p)); only in training mode.
     bidirectional : bool, default False
@@ -347,7 +304,7 @@ class LSTM(Module):
         tanh_c = np.empty((B, T, H), dtype=pre.dtype)
         h[:, 0], c[:, 0] = h0, c0
         for t in range(T):
-            gates[:, t], c[:, t + 1], tanh_c[:, t], h[:, t + 1] = _step(pre[:, t] + h[:, t] @ W_hh.T, c[:, t])
+            gates[:, t], c[:, t + 1], tanh_c[:, t], h[:, t + 1] = lstm_step(pre[:, t] + h[:, t] @ W_hh.T, c[:, t])
         return {"suffix": suffix, "reverse": reverse, "x": x, "gates": gates, "h": h, "c": c, "tanh_c": tanh_c}
 
     # --- backward -----------------------------------------------------
@@ -396,7 +353,7 @@ class LSTM(Module):
         dpre = np.empty_like(gates)
         dh, dc = dh_last, dc_last
         for t in reversed(range(T)):
-            dpre[:, t], dc = _step_backward(gates[:, t], c[:, t], tanh_c[:, t], dH[:, t] + dh, dc)
+            dpre[:, t], dc = lstm_step_backward(gates[:, t], c[:, t], tanh_c[:, t], dH[:, t] + dh, dc)
             dh = dpre[:, t] @ W_hh.data
         flat = dpre.reshape(B * T, -1)
         W_ih.grad += flat.T @ x.reshape(B * T, -1)

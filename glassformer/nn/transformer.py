@@ -1,6 +1,6 @@
 """Transformer encoder and decoder blocks and stacks, with ``torch.nn.Transformer*`` parameters.
 
-Post-norm (``norm_first=False``, the seed's and PyTorch's default), encoder block (seed 000):
+Post-norm (``norm_first=False``, the chapter's and PyTorch's default), encoder block:
 
     U  = Attention(Z)            T1 = Z + U        R = LayerNorm1(T1)
     G  = act(R W1^T + b1)        F  = G W2^T + b2  T2 = R + F           H = LayerNorm2(T2)
@@ -10,8 +10,11 @@ Pre-norm (``norm_first=True``, Xiong et al. 2020):
     U  = Attention(LayerNorm1(Z))   T1 = Z + U     R = LayerNorm2(T1)
     G  = act(R W1^T + b1)           F  = G W2^T + b2                    T2 = T1 + F    H = T2
 
-Dropout (in training mode) acts on the attention weights, on U before the residual (``dropout1``),
-on G (``dropout``) and on F before the residual (``dropout2``), exactly where PyTorch puts it.
+A block is built from modules -- :class:`MultiheadAttention`, :class:`FeedForward` (an inline
+child, so the names stay PyTorch's ``linear1.*``/``linear2.*``) and ``LayerNorm`` -- joined by one
+residual helper, :func:`residual`, for both norm placements.  Dropout (in training mode) acts on the
+attention weights, on U before the residual (``dropout1``), on G (``dropout``) and on F before the
+residual (``dropout2``), exactly where PyTorch puts it.
 """
 
 from __future__ import annotations
@@ -22,25 +25,46 @@ import numpy as np
 
 from .._validation import as_input, check_positive_int, check_probability
 from ..errors import InputError
-from .activation import get_activation
 from .attention import MultiheadAttention
 from .dropout import Dropout
+from .feedforward import FeedForward
 from .fourier import FourierMixing
-from .linear import Linear
 from .module import Module, ModuleList, make_rng
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder"]
+__all__ = ["TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
+           "residual", "residual_backward"]
 
 
-def _ffn_forward(layer, x):
-    """``F = linear2(dropout(act(linear1(x))))``; returns (G, F)."""
-    g = layer.activation(layer.linear1(x))
-    return g, layer.linear2(layer.dropout(g))
+def residual(x, sublayer, norm, dropout, norm_first: bool):
+    """One sub-layer with its residual connection and LayerNorm (Vaswani et al. 2017, sec. 5.4).
+
+    Post-norm: ``out = norm(x + dropout(sublayer(x)))``; pre-norm: ``out = x + dropout(sublayer(norm(x)))``.
+    Returns ``(out, u, t, sub_in)``: the sub-layer's output ``u``, the sum ``t = x + dropout(u)``
+    and the sub-layer's input ``sub_in``.
+    """
+    sub_in = norm(x) if norm_first else x
+    u = sublayer(sub_in)
+    t = x + dropout(u)
+    return (t if norm_first else norm(t)), u, t, sub_in
 
 
-def _ffn_backward(layer, dF):
-    return layer.linear1.backward(layer.activation.backward(layer.dropout.backward(layer.linear2.backward(dF))))
+def residual_backward(d_out, sublayer_backward, norm, dropout, norm_first: bool):
+    """dL/dx of :func:`residual` from dL/d(out): the skip path plus the path through the sub-layer."""
+    if norm_first:                                 # out = x + dropout(sublayer(norm(x)))
+        return d_out + norm.backward(sublayer_backward(dropout.backward(d_out)))
+    dt = norm.backward(d_out)                      # out = norm(t), t = x + dropout(sublayer(x))
+    return dt + sublayer_backward(dropout.backward(dt))
+
+
+def _ffn_and_norms(layer, d_model, dim_feedforward, p, activation, eps, bias, norms, gen, dtype):
+    """The feed-forward network (inline: names ``linear1.*``, ``dropout``, ``linear2.*``), norms, dropouts."""
+    layer.ffn = FeedForward(d_model, dim_feedforward, p, activation, bias, rng=gen, dtype=dtype)
+    layer.inline("ffn")
+    for i in range(1, norms + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps, dtype=dtype))
+    for i in range(1, norms + 1):
+        setattr(layer, f"dropout{i}", Dropout(p, rng=gen))
 
 
 class TransformerEncoderLayer(Module):
@@ -55,35 +79,36 @@ class TransformerEncoderLayer(Module):
         ``d_ff``.
     dropout : float, default 0.1
         Used by attention weights, ``dropout``, ``dropout1`` and ``dropout2`` (training mode only).
-    activation : {"relu", "gelu", "gelu_tanh"}
+    activation : {"relu", "gelu", "gelu_tanh", "tanh"}
     layer_norm_eps : float, default 1e-5
     norm_first : bool, default False
-        Post-norm (False, the seed's) or pre-norm (True); see the module docstring.
+        Post-norm (False, the chapter's) or pre-norm (True); see the module docstring.
     bias : bool, default True
     mixer : {"attention", "fourier"}, keyword-only
         ``"fourier"`` replaces self-attention by FNet's parameter-free 2-D Fourier mixing (child
         ``mixer``; no ``self_attn`` parameters, no masks).
     attn_out_proj : bool, default True
-        False removes attention's output projection (the seed's block).
-    rotary : RotaryEmbedding, optional
-        RoPE inside self-attention.
+        False removes attention's output projection (the chapter's block).
+    head_hook : object, optional
+        Per-head hook of self-attention (e.g. :class:`~glassformer.nn.RotaryEmbedding`).
     rng : int or numpy.random.Generator, optional
     dtype : float64 (default) or float32
 
     Attributes
     ----------
-    self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2 : as PyTorch, so
-    ``state_dict`` keys equal those of ``torch.nn.TransformerEncoderLayer``.
+    self_attn, ffn (with linear1, dropout, linear2), norm1, norm2, dropout1, dropout2: ``state_dict``
+    keys equal those of ``torch.nn.TransformerEncoderLayer``.
 
     Shapes
     ------
-    ``forward(src (batch, seq, d_model), src_mask, src_key_padding_mask, is_causal, positions)``
-    -> ``(batch, seq, d_model)``; ``backward(grad) -> dsrc``.  Masks as :class:`MultiheadAttention`.
+    ``forward(src (batch, seq, d_model), src_mask, src_key_padding_mask, is_causal, positions, cache)``
+    -> ``(batch, seq, d_model)``; ``backward(grad) -> dsrc``.  Masks as :class:`MultiheadAttention`;
+    ``cache`` an :class:`~glassformer.nn.kv_cache.AttentionCache` (incremental decoding, inference only).
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str = "relu", layer_norm_eps: float = 1e-5, norm_first: bool = False,
-                 bias: bool = True, *, mixer: str = "attention", attn_out_proj: bool = True, rotary=None,
+                 bias: bool = True, *, mixer: str = "attention", attn_out_proj: bool = True, head_hook=None,
                  rng=None, dtype=np.float64):
         super().__init__()
         check_positive_int(d_model, "d_model", "TransformerEncoderLayer")
@@ -94,78 +119,55 @@ class TransformerEncoderLayer(Module):
         gen = make_rng(rng)
         self.mixer_kind = mixer
         if mixer == "attention":
-            self.self_attn = MultiheadAttention(d_model, nhead, p, bias, out_proj=attn_out_proj, rotary=rotary,
+            self.self_attn = MultiheadAttention(d_model, nhead, p, bias, out_proj=attn_out_proj, head_hook=head_hook,
                                                 rng=gen, dtype=dtype)
         else:
             self.mixer = FourierMixing("2d")
-        self.linear1 = Linear(d_model, dim_feedforward, bias, rng=gen, dtype=dtype)
-        self.dropout = Dropout(p, rng=gen)
-        self.linear2 = Linear(dim_feedforward, d_model, bias, rng=gen, dtype=dtype)
         self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm(d_model, layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p, rng=gen)
-        self.dropout2 = Dropout(p, rng=gen)
-        self.activation = get_activation(activation)
-        self.activation_name = activation
+        _ffn_and_norms(self, d_model, dim_feedforward, p, activation, layer_norm_eps, bias, 2, gen, dtype)
 
-    def _mix(self, x, src_mask, src_key_padding_mask, is_causal, positions):
+    def _mixer(self, src_mask, src_key_padding_mask, is_causal, positions, cache):
+        """The token-mixing sub-layer as a function of its input."""
         if self.mixer_kind == "fourier":
-            if src_mask is not None or src_key_padding_mask is not None or is_causal:
+            if src_mask is not None or src_key_padding_mask is not None or is_causal or cache is not None:
                 raise InputError(
-                    "TransformerEncoderLayer: mixer='fourier' supports no masks (FourierMixing has no padding "
-                    "mask and is not causal); pass src_mask=None, src_key_padding_mask=None, is_causal=False"
+                    "TransformerEncoderLayer: mixer='fourier' supports no masks and no cache (FourierMixing has no "
+                    "padding mask and is not causal); pass src_mask=None, src_key_padding_mask=None, is_causal=False"
                 )
-            return self.mixer(x)
-        out, _ = self.self_attn(x, x, x, key_padding_mask=src_key_padding_mask, need_weights=False,
-                                attn_mask=src_mask, is_causal=is_causal, positions=positions)
-        return out
+            return self.mixer
+        attn = self.self_attn
+        return lambda x: attn(x, x, x, key_padding_mask=src_key_padding_mask, need_weights=False, attn_mask=src_mask,
+                              is_causal=is_causal, positions=positions, cache=cache)[0]
 
-    def _mix_backward(self, dU):
+    def _mixer_backward(self, dU):
         if self.mixer_kind == "fourier":
             return self.mixer.backward(dU)
-        return self.self_attn.backward_grouped(dU)[0]
+        return self.self_attn.backward(dU)[0]      # query is key is value: one gradient
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None):
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None,
+                cache=None):
         """Encode ``src (batch, seq, d_model)`` (or ``(seq, d_model)``); returns the same shape."""
-        src = as_input(src, "src", "TransformerEncoderLayer.forward", self.dtype, self.check_inputs)
-        if self.norm_first:
-            U = self._mix(self.norm1(src), src_mask, src_key_padding_mask, is_causal, positions)
-            T1 = src + self.dropout1(U)
-            R = self.norm2(T1)
-            G, F = _ffn_forward(self, R)
-            T2 = T1 + self.dropout2(F)
-            H = T2
-        else:
-            U = self._mix(src, src_mask, src_key_padding_mask, is_causal, positions)
-            T1 = src + self.dropout1(U)
-            R = self.norm1(T1)
-            G, F = _ffn_forward(self, R)
-            T2 = R + self.dropout2(F)
-            H = self.norm2(T2)
-        self._save(U=U, T1=T1, R=R, G=G, F=F, T2=T2, H=H)
+        Z = as_input(src, "src", "TransformerEncoderLayer.forward", self.dtype, self.check_inputs)
+        mix = self._mixer(src_mask, src_key_padding_mask, is_causal, positions, cache)
+        out1, U, T1, _ = residual(Z, mix, self.norm1, self.dropout1, self.norm_first)
+        H, F, T2, R = residual(out1, self.ffn, self.norm2, self.dropout2, self.norm_first)
+        self._save(U=U, T1=T1, R=R, F=F, T2=T2, H=H)
         return H
 
     def backward(self, grad_output):
         """Return dL/dsrc; adds every parameter gradient."""
         self._saved()
-        dH = np.asarray(grad_output)
-        if self.norm_first:
-            dT1 = dH + self.norm2.backward(_ffn_backward(self, self.dropout2.backward(dH)))   # T2 = T1 + F(norm2(T1))
-            return dT1 + self.norm1.backward(self._mix_backward(self.dropout1.backward(dT1)))  # T1 = Z + U(norm1(Z))
-        dT2 = self.norm2.backward(dH)
-        dR = dT2 + _ffn_backward(self, self.dropout2.backward(dT2))                        # T2 = R + F(R)
-        dT1 = self.norm1.backward(dR)
-        return dT1 + self._mix_backward(self.dropout1.backward(dT1))                      # T1 = Z + U(Z)
+        dX = residual_backward(np.asarray(grad_output), self.ffn.backward, self.norm2, self.dropout2, self.norm_first)
+        return residual_backward(dX, self._mixer_backward, self.norm1, self.dropout1, self.norm_first)
 
     def intermediates(self) -> dict:
-        """Copies of the block's tensors with the seed's symbols (see the module docstring).
+        """Copies of the block's tensors with the chapter's symbols (see the module docstring).
 
-        Keys: ``Q, K, V, S, A`` (per head, from self-attention; absent with Fourier mixing), ``U``
-        (the mixer's output after ``out_proj``, before ``dropout1``), ``T1``, ``R`` (input of the FFN),
-        ``G`` (post-activation hidden), ``F`` (FFN output before ``dropout2``), ``T2``, ``H`` (output).
-        In pre-norm, ``U`` is computed from ``norm1(Z)``, ``T1 = Z + U``, ``R = norm2(T1)``,
-        ``T2 = T1 + F`` and ``H = T2``.
+        Keys: ``Q, K, V, S, A`` (per head, from self-attention; absent with Fourier mixing; ``S`` only
+        after a forward inside ``tracing()``), ``U`` (the mixer's output after ``out_proj``, before
+        ``dropout1``), ``T1``, ``R`` (input of the FFN), ``G`` (post-activation hidden), ``F`` (FFN output
+        before ``dropout2``), ``T2``, ``H`` (output).  In pre-norm, ``U`` is computed from ``norm1(Z)``,
+        ``T1 = Z + U``, ``R = norm2(T1)``, ``T2 = T1 + F`` and ``H = T2``.
 
         Raises
         ------
@@ -175,12 +177,13 @@ class TransformerEncoderLayer(Module):
         out = {}
         if self.mixer_kind == "attention":
             att = self.self_attn.intermediates()
-            out.update({k: att[k] for k in ("Q", "K", "V", "S", "A")})
-        out.update({k: np.array(v, copy=True) for k, v in c.items()})
+            out.update({k: att[k] for k in ("Q", "K", "V", "S", "A") if k in att})
+        arrays = dict(c, G=self.ffn.hidden())
+        out.update({k: np.array(arrays[k], copy=True) for k in ("U", "T1", "R", "G", "F", "T2", "H")})
         return out
 
     def extra_repr(self) -> str:
-        return f"norm_first={self.norm_first}, activation={self.activation_name!r}, mixer={self.mixer_kind!r}"
+        return f"norm_first={self.norm_first}, activation={self.ffn.activation_name!r}, mixer={self.mixer_kind!r}"
 
 
 class TransformerDecoderLayer(Module):
@@ -189,93 +192,70 @@ class TransformerDecoderLayer(Module):
     Post-norm: ``x = norm1(x + SA(x))``; ``x = norm2(x + CA(x, memory))``; ``x = norm3(x + FFN(x))``.
     Pre-norm: ``x = x + SA(norm1(x))``; ``x = x + CA(norm2(x), memory)``; ``x = x + FFN(norm3(x))``.
     Parameters and names as ``torch.nn.TransformerDecoderLayer`` (``self_attn``, ``multihead_attn``,
-    ``linear1``, ``linear2``, ``norm1..3``); arguments as :class:`TransformerEncoderLayer`.
+    ``linear1``, ``linear2``, ``norm1..3``); arguments as :class:`TransformerEncoderLayer` (its
+    ``head_hook`` acts in the self-attention).
 
     Shapes
     ------
     ``forward(tgt (batch, T, d_model), memory (batch, S, d_model), tgt_mask (T, T), memory_mask (T, S),
     tgt_key_padding_mask (batch, T), memory_key_padding_mask (batch, S), tgt_is_causal,
-    memory_is_causal) -> (batch, T, d_model)``; ``backward(grad) -> (dtgt, dmemory)``.
-    ``tgt_is_causal=True`` builds the causal mask itself.
+    memory_is_causal, cache) -> (batch, T, d_model)``; ``backward(grad) -> (dtgt, dmemory)``.
+    ``tgt_is_causal=True`` builds the causal mask itself.  ``cache``: a pair of
+    :class:`~glassformer.nn.kv_cache.AttentionCache` ``(self-attention cache, static cross-attention cache)``.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str = "relu", layer_norm_eps: float = 1e-5, norm_first: bool = False,
-                 bias: bool = True, *, rotary=None, rng=None, dtype=np.float64):
+                 bias: bool = True, *, head_hook=None, rng=None, dtype=np.float64):
         super().__init__()
         check_positive_int(d_model, "d_model", "TransformerDecoderLayer")
         check_positive_int(dim_feedforward, "dim_feedforward", "TransformerDecoderLayer")
         p = check_probability(dropout, "dropout", "TransformerDecoderLayer")
         gen = make_rng(rng)
-        self.self_attn = MultiheadAttention(d_model, nhead, p, bias, rotary=rotary, rng=gen, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, p, bias, head_hook=head_hook, rng=gen, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, p, bias, rng=gen, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias, rng=gen, dtype=dtype)
-        self.dropout = Dropout(p, rng=gen)
-        self.linear2 = Linear(dim_feedforward, d_model, bias, rng=gen, dtype=dtype)
         self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm(d_model, layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, layer_norm_eps, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, layer_norm_eps, dtype=dtype)
-        self.dropout1 = Dropout(p, rng=gen)
-        self.dropout2 = Dropout(p, rng=gen)
-        self.dropout3 = Dropout(p, rng=gen)
-        self.activation = get_activation(activation)
-        self.activation_name = activation
-
-    def _sa(self, x, mask, kpm, causal):
-        return self.self_attn(x, x, x, key_padding_mask=kpm, need_weights=False, attn_mask=mask, is_causal=causal)[0]
-
-    def _ca(self, x, mem, mask, kpm, causal):
-        return self.multihead_attn(x, mem, mem, key_padding_mask=kpm, need_weights=False, attn_mask=mask,
-                                   is_causal=causal)[0]
+        _ffn_and_norms(self, d_model, dim_feedforward, p, activation, layer_norm_eps, bias, 3, gen, dtype)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
+                memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False,
+                cache=None):
         """Decode ``tgt`` attending to ``memory``; returns ``(batch, T, d_model)``."""
         dt, where = self.dtype, "TransformerDecoderLayer.forward"
         tgt = as_input(tgt, "tgt", where, dt, self.check_inputs)
         memory = as_input(memory, "memory", where, dt, self.check_inputs)
-        if self.norm_first:
-            U1 = self._sa(self.norm1(tgt), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            T1 = tgt + self.dropout1(U1)
-            R1 = T1
-            U2 = self._ca(self.norm2(T1), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            T2 = T1 + self.dropout2(U2)
-            R2 = self.norm3(T2)
-            G, F = _ffn_forward(self, R2)
-            T3 = T2 + self.dropout3(F)
-            H = T3
-        else:
-            U1 = self._sa(tgt, tgt_mask, tgt_key_padding_mask, tgt_is_causal)
-            T1 = tgt + self.dropout1(U1)
-            R1 = self.norm1(T1)
-            U2 = self._ca(R1, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
-            T2 = R1 + self.dropout2(U2)
-            R2 = self.norm2(T2)
-            G, F = _ffn_forward(self, R2)
-            T3 = R2 + self.dropout3(F)
-            H = self.norm3(T3)
-        self._save(U1=U1, T1=T1, R1=R1, U2=U2, T2=T2, R2=R2, G=G, F=F, T3=T3, H=H)
+        self_cache, cross_cache = (None, None) if cache is None else cache
+        sa, ca, nf = self.self_attn, self.multihead_attn, self.norm_first
+
+        def self_attention(x):
+            return sa(x, x, x, key_padding_mask=tgt_key_padding_mask, need_weights=False, attn_mask=tgt_mask,
+                      is_causal=tgt_is_causal, cache=self_cache)[0]
+
+        def cross_attention(x):
+            return ca(x, memory, memory, key_padding_mask=memory_key_padding_mask, need_weights=False,
+                      attn_mask=memory_mask, is_causal=memory_is_causal, cache=cross_cache)[0]
+
+        R1, U1, T1, _ = residual(tgt, self_attention, self.norm1, self.dropout1, nf)
+        out2, U2, T2, _ = residual(R1, cross_attention, self.norm2, self.dropout2, nf)
+        H, F, T3, R2 = residual(out2, self.ffn, self.norm3, self.dropout3, nf)
+        self._save(U1=U1, T1=T1, R1=R1, U2=U2, T2=T2, R2=R2, F=F, T3=T3, H=H)
         return H
 
     def backward(self, grad_output):
         """Return ``(dtgt, dmemory)``; adds every parameter gradient."""
         self._saved()
-        dH = np.asarray(grad_output)
-        if self.norm_first:
-            dT2 = dH + self.norm3.backward(_ffn_backward(self, self.dropout3.backward(dH)))
-            dq, dmem = self.multihead_attn.backward_grouped(self.dropout2.backward(dT2))
-            dT1 = dT2 + self.norm2.backward(dq)
-            (dx,) = self.self_attn.backward_grouped(self.dropout1.backward(dT1))
-            return dT1 + self.norm1.backward(dx), dmem
-        dT3 = self.norm3.backward(dH)
-        dR2 = dT3 + _ffn_backward(self, self.dropout3.backward(dT3))
-        dT2 = self.norm2.backward(dR2)
-        dq, dmem = self.multihead_attn.backward_grouped(self.dropout2.backward(dT2))
-        dR1 = dT2 + dq
-        dT1 = self.norm1.backward(dR1)
-        (dx,) = self.self_attn.backward_grouped(self.dropout1.backward(dT1))
-        return dT1 + dx, dmem
+        d_memory = []
+
+        def cross_attention_backward(d):
+            d_query, d_mem = self.multihead_attn.backward(d)      # key is value: (d_query, d_memory)
+            d_memory.append(d_mem)
+            return d_query
+
+        nf = self.norm_first
+        dx = residual_backward(np.asarray(grad_output), self.ffn.backward, self.norm3, self.dropout3, nf)
+        dx = residual_backward(dx, cross_attention_backward, self.norm2, self.dropout2, nf)
+        dx = residual_backward(dx, lambda d: self.self_attn.backward(d)[0], self.norm1, self.dropout1, nf)
+        return dx, d_memory[0]
 
     def intermediates(self) -> dict:
         """Copies of the block's tensors.
@@ -287,11 +267,13 @@ class TransformerDecoderLayer(Module):
         """
         c = self._saved()
         out = {"self": self.self_attn.intermediates(), "cross": self.multihead_attn.intermediates()}
-        out.update({k: np.array(v, copy=True) for k, v in c.items()})
+        arrays = dict(c, G=self.ffn.hidden())
+        names = ("U1", "T1", "R1", "U2", "T2", "R2", "G", "F", "T3", "H")
+        out.update({k: np.array(arrays[k], copy=True) for k in names})
         return out
 
     def extra_repr(self) -> str:
-        return f"norm_first={self.norm_first}, activation={self.activation_name!r}"
+        return f"norm_first={self.norm_first}, activation={self.ffn.activation_name!r}"
 
 
 def _clone_layers(layer: Module, num_layers: int) -> ModuleList:
@@ -317,12 +299,20 @@ def _clone_layers(layer: Module, num_layers: int) -> ModuleList:
     return layers
 
 
+def _per_layer(cache, stack, where: str) -> list:
+    """The caches, checked: one per layer."""
+    if len(cache) != stack.num_layers:
+        raise InputError(f"{where}.forward: cache must hold one entry per layer ({stack.num_layers}), got {len(cache)}")
+    return cache
+
+
 class TransformerEncoder(Module):
     """A stack of ``num_layers`` deep copies of ``encoder_layer`` and an optional final norm.
 
     State-dict keys as PyTorch: ``layers.0.self_attn.in_proj_weight`` ... ``norm.weight``.
-    ``forward(src, mask=None, src_key_padding_mask=None, is_causal=False, positions=None)`` passes the
-    masks to every layer; ``backward(grad) -> dsrc``; ``intermediates()`` is a list, one dict per layer.
+    ``forward(src, mask=None, src_key_padding_mask=None, is_causal=False, positions=None, cache=None)``
+    passes the masks to every layer (``cache``: one ``AttentionCache`` per layer); ``backward(grad) -> dsrc``;
+    ``intermediates()`` is a list, one dict per layer.
     """
 
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: LayerNorm | None = None):
@@ -332,11 +322,13 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None):
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None,
+                cache=None):
         x = as_input(src, "src", "TransformerEncoder.forward", self.dtype, self.check_inputs)
-        for layer in self.layers:
+        caches = [None] * self.num_layers if cache is None else _per_layer(cache, self, "TransformerEncoder")
+        for layer, c in zip(self.layers, caches):
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal,
-                      positions=positions)
+                      positions=positions, cache=c)
         if self.norm is not None:
             x = self.norm(x)
         self._save(done=True)
@@ -359,8 +351,9 @@ class TransformerDecoder(Module):
     """A stack of ``num_layers`` deep copies of ``decoder_layer`` and an optional final norm.
 
     ``forward(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask,
-    tgt_is_causal, memory_is_causal)``; ``backward(grad) -> (dtgt, dmemory)`` with ``dmemory`` summed
-    over the layers (every layer reads the same memory); ``intermediates()`` is a list per layer.
+    tgt_is_causal, memory_is_causal, cache)``, ``cache`` one ``(self, cross)`` pair per layer;
+    ``backward(grad) -> (dtgt, dmemory)`` with ``dmemory`` summed over the layers (every layer reads
+    the same memory); ``intermediates()`` is a list per layer.
     """
 
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: LayerNorm | None = None):
@@ -371,14 +364,16 @@ class TransformerDecoder(Module):
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False):
+                memory_key_padding_mask=None, tgt_is_causal: bool = False, memory_is_causal: bool = False,
+                cache=None):
         where = "TransformerDecoder.forward"
         x = as_input(tgt, "tgt", where, self.dtype, self.check_inputs)
         memory = as_input(memory, "memory", where, self.dtype, self.check_inputs)
-        for layer in self.layers:
+        caches = [None] * self.num_layers if cache is None else _per_layer(cache, self, "TransformerDecoder")
+        for layer, c in zip(self.layers, caches):
             x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                       tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                      tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+                      tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal, cache=c)
         if self.norm is not None:
             x = self.norm(x)
         self._save(done=True)

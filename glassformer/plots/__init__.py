@@ -1,4 +1,4 @@
-"""Figures of seed 000, as library functions over plain arrays (and a trace).
+"""The chapter's figures (Pyrcz 2024), as library functions over plain arrays (and a trace).
 
 Every function draws into the ``ax=`` / ``axes=`` it is given (or creates a figure
 when that is None), returns the Axes, an array of Axes, or the Figure, and never
@@ -18,7 +18,7 @@ imported it (so Jupyter shows them inline); otherwise they are standalone
 :class:`matplotlib.figure.Figure` objects that need no display (CLI, demos, tests).
 
 The plain functions take arrays; the ``plot_trace_*`` wrappers take a model's trace
-(a mapping of the seed's symbols E, P, Z, Q, K, V, S, A, U, T1, R, G, F, T2, H,
+(a mapping of the chapter's symbols E, P, Z, Q, K, V, S, A, U, T1, R, G, F, T2, H,
 y_hat), pick one layer and one sample, and call the plain functions.
 """
 
@@ -26,6 +26,7 @@ from ._common import MAX_LINE_COMPONENTS, MAX_MARKERS, save_figure  # noqa: F401
 from .logs import plot_comparison, plot_comparison_zoomed, plot_crossplot, plot_log_tracks, plot_prediction
 from .attention import plot_attention, plot_attention_heads, plot_cross_attention
 from .core import plot_core_on_log, plot_depth_match, plot_shift_correlation
+from .uncertainty import plot_coverage, plot_interval_vs_depth
 from .representations import (  # noqa: F401
     DEFAULT_STAGES, plot_embeddings, plot_positional_encoding, plot_qkv, plot_stages,
     plot_value_vs_output, STAGE_LABELS)
@@ -42,10 +43,12 @@ __all__ = [
     "plot_attention_heads",
     "plot_comparison",
     "plot_core_on_log",
+    "plot_coverage",
     "plot_cross_attention",
     "plot_crossplot",
     "plot_depth_match",
     "plot_embeddings",
+    "plot_interval_vs_depth",
     "plot_log_tracks",
     "plot_loss",
     "plot_positional_encoding",

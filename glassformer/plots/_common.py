@@ -113,7 +113,7 @@ def _pick_components(d, components):
 
 
 def _style(n):
-    """Line style: markers for short sequences (the seed's 7- and 14-depth examples), thin lines for logs."""
+    """Line style: markers for short sequences (demonstration 1's 7- and 14-depth examples), thin lines for logs."""
     return {"marker": "o", "markersize": 3.5} if n <= MAX_MARKERS else {"lw": 0.8}
 
 

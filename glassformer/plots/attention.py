@@ -42,7 +42,7 @@ def _heatmap(ax, W, *, row_labels, col_labels, vmin, vmax, cmap, annotate, color
                 rot = 90  # long depth labels would overlap side by side
             lsetter(text, **({"rotation": rot, "ha": "right" if rot and rot != 90 else "center"}
                              if axis == 0 else {}))
-    if max(L, S) <= 24:  # white lines between cells, as in the seed's 7 x 7 map
+    if max(L, S) <= 24:  # white lines between cells, as in the chapter's 7 x 7 map
         ax.set_xticks(np.arange(-0.5, S, 1), minor=True)
         ax.set_yticks(np.arange(-0.5, L, 1), minor=True)
         ax.grid(which="minor", color="white", lw=1.0)
@@ -85,7 +85,7 @@ def plot_attention(weights, *, query_depths=None, key_depths=None, title=None, v
         Column tick labels; defaults to ``query_depths`` when L == S (self-attention).
     vmin, vmax : float, default 0 and 1
         Fixed colour scale, stated on the colour bar ("attention weight (0–1)"), so maps compare.
-        ``vmax=None`` uses the largest weight (the seed's choice, to see small contrasts).
+        ``vmax=None`` uses the largest weight (the chapter's choice, to see small contrasts).
     annotate : bool, optional
         Write each weight in its cell (default: when the map has at most 100 cells).
 

@@ -75,7 +75,7 @@ def plot_log_tracks(depth, curves, *, units=None, intervals=None, porosity_unit=
 
 def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, labels=None, depth=None,
                    porosity_unit="fraction", depth_unit="m", title=None, ax=None):
-    """Porosity-permeability cross-plot (seed 000, the data figure's right-hand panels).
+    """Porosity-permeability cross-plot (the chapter's data figure, right-hand panels).
 
     Parameters
     ----------
@@ -87,7 +87,7 @@ def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, l
         Logarithmic permeability axis (raw values only).  Values <= 0 mD cannot be shown on it;
         their count is written on the plot.
     labels : sequence of str or float, optional
-        Text beside each point (the seed annotates depths).  Meant for a few dozen points.
+        Text beside each point (the chapter annotates depths).  Meant for a few dozen points.
     depth : array-like of shape (n,), optional
         Colour the points by depth, with a colour bar in ``depth_unit``.
 
@@ -138,7 +138,7 @@ def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, l
 
 def plot_prediction(depth, y_true, y_pred, *, boundary=None, intervals=None, quantity="Permeability", unit="mD",
                     log_scale=False, depth_unit="m", title=None, ax=None):
-    """Observed and predicted log against depth (seed 000, "predict over train and forecast").
+    """Observed and predicted log against depth (the chapter's "predict over train and forecast").
 
     Parameters
     ----------

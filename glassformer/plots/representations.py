@@ -1,5 +1,5 @@
 """What the model computes along depth: positional encoding, input embeddings, Q/K/V,
-value vs attention output, and the stages of a block (seed 000's representation grid).
+value vs attention output, and the stages of a block (the chapter's representation grid).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = ["DEFAULT_STAGES", "STAGE_LABELS", "plot_embeddings", "plot_positional
            "plot_stages", "plot_value_vs_output"]
 
 
-#: Row labels of the representation grid (seed 000, "residual connections, layer norm").
+#: Row labels of the representation grid (the chapter's "residual connections, layer norm").
 STAGE_LABELS = {
     "E": r"$E$ (input embedding)",
     "P": r"$P$ (positional encoding)",
@@ -34,7 +34,7 @@ DEFAULT_STAGES = ("Z", "T1", "R", "F", "T2", "H")
 
 
 def plot_positional_encoding(depth, P, *, intervals=None, kind="auto", components=None, depth_unit="m", ax=None):
-    """Positional encodings P against depth (seed 000, "check positional embeddings").
+    """Positional encodings P against depth (the chapter's "check positional embeddings").
 
     Parameters
     ----------
@@ -95,7 +95,7 @@ def _merge_heads(x, name, where, n):
 
 
 def plot_qkv(depth, Q, K, V, *, intervals=None, components=None, depth_unit="m", axes=None):
-    """Query, key and value projections against depth, one panel each (seed 000).
+    """Query, key and value projections against depth, one panel each (as in the chapter).
 
     Parameters
     ----------
@@ -206,7 +206,7 @@ def plot_value_vs_output(depth, V, U, *, sequences=(0, 1, 2), components=None, d
 
 def plot_stages(stages, depth, *, sequences=(0, 1, 2), components=None, sequence_labels=None, depth_unit="m",
                 axes=None):
-    """The seed's grid of representations through the block: rows = stages, columns = sequences.
+    """The chapter's grid of representations through the block: rows = stages, columns = sequences.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Wrappers over a model's trace: pick one layer and sample (or sequences) of the seed's symbols
+"""Wrappers over a model's trace: pick one layer and sample (or sequences) of the chapter's symbols
 and call the plain figure functions.
 """
 

@@ -77,7 +77,7 @@ def plot_prediction_panels(depth, y_true, y_pred, *, ids=None, inputs=None, inpu
     ids : sequence of int, optional
         The sequences to show (at most nrows*ncols); default: evenly spaced over the n sequences.
     inputs : array-like of shape (n, seq), optional
-        Input log (e.g. porosity) drawn in grey on a second x-axis at the top, as in the seed.
+        Input log (e.g. porosity) drawn in grey on a second x-axis at the top, as in the chapter.
     quantity, unit : str
         Value label, e.g. ``"Permeability", "mD"`` or ``"Permeability (normalised)", ""``.
 

@@ -58,14 +58,28 @@ FIGURE_GUIDES = {
                 "bars are similar, the model does not rely on looking at other depths.",
     "wavelength_selection": "Validation error of each candidate set of positional wavelengths (mean over seeds, "
                             "bar = sd): the chosen set is the lowest; sets within one bar of it did as well.",
+    "interval_vs_depth": "P50 (line) inside the P10-P90 band against depth, with the observed values: held-out "
+                         "values outside the band are the misses that the coverage counts; a band that is wide "
+                         "everywhere says little, one that widens where the data are unlike the training data is "
+                         "doing its job.",
+    "coverage": "Share of held-out values inside each central interval against its nominal coverage: on the "
+                "diagonal the intervals mean what they say; below it they are too narrow (overconfident), above it "
+                "too wide. The conformal scale is fitted on the validation data only.",
+    "depth_match": "Correlation of core porosity with the log porosity against the depth shift tried, one line per "
+                   "core: the dot is the shift kept, the bar the shifts as good within one standard error, a cross "
+                   "a published shift.",
+    "core_on_log": "Core porosity (dots) over the log porosity (line), as measured and after the depth shifts: "
+                   "after matching, the plugs should follow the log's beds.",
 }
 
 GENERIC_GUIDE = "A figure written by this run; axes are labelled with their units."
 
 #: The story of a run's figures: (group title, stems in order).  Unknown stems follow, by name.
 FIGURE_GROUPS = (
-    ("What the model predicts", ("prediction_vs_depth", "prediction", "comparison", "prediction_panels",
-                                 "ablation", "wavelength_selection")),
+    ("What the model predicts", ("prediction_vs_depth", "interval_vs_depth", "prediction", "comparison",
+                                 "prediction_panels", "ablation", "wavelength_selection")),
+    ("How sure it is", ("coverage",)),
+    ("Core depths matched to the log", ("depth_match", "core_on_log")),
     ("The data", ("tracks", "crossplot", "crossplot_normalised")),
     ("Inside the model, step by step as in the chapter", (
         "positional_encoding", "embeddings", "combined_embeddings", "qkv", "attention", "attention_heads",

@@ -75,7 +75,8 @@ def _from_comparison(m: Mapping):
     if not (isinstance(comp, Mapping) and is_records(comp.get("table"))):
         return None
     table = dict(comp["table"])
-    models = ["transformer"] if "transformer" in table else list(table)[:1]
+    named = [m for m in comp.get("models") or () if m in table]          # several model rows (e.g. two transformers)
+    models = named or (["transformer"] if "transformer" in table else list(table)[:1])
     seeds = list(comp.get("seeds") or [])
     return Headline(table, models, "rmse", _where(comp.get("split")), _units(m), seeds)
 

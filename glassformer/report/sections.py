@@ -69,6 +69,14 @@ RESULT_TITLES = {
     "training_lstm": "Training of the LSTM",
     "test": "Test split",
     "train": "Training split",
+    "verdict": "In words",
+    "validation_table": "The same comparison on the validation plugs",
+    "coverage": "Coverage of the P10-P90 interval (nominal 80 %) before and after calibration",
+    "members": "Ensemble members: seeds and each member's own test RMSE",
+    "selected": "The ensemble saved for glassformer predict",
+    "depth_shifts": "Depth shift per core run (core porosity against the log)",
+    "merge": "Core plugs merged onto the log's depth grid",
+    "seconds": "Fit times (s)",
 }
 
 #: Entries of ``metrics["comparison"]`` that the headline shows.

@@ -2,12 +2,14 @@
 
 Every backward pass is compared with :func:`glassformer.gradcheck` (float64, maximum relative
 error ``<= GRAD_TOL``): the layers, multi-head attention with every mask kind and with RoPE at
-real depths, the encoder/decoder blocks (post- and pre-norm) and stacks, Fourier mixing, the
+real depths (as a per-head positional encoding), the encoder/decoder blocks (post- and pre-norm) and stacks, Fourier mixing, the
 positional encodings by name (trainable ones by finite differences, fixed ones against their
 closed form), the input embeddings and the LSTM.
 
-The positional section is one loop over :data:`POSITIONAL`: ``(name, options, settings)`` per
-encoding, so a registry entry that carries its own gradcheck settings can feed it unchanged.
+The positional section is one loop over the registry of positional encodings
+(:mod:`glassformer.nn.positional`): each entry carries its own gradcheck settings, so a new
+encoding is checked without touching this module (a fixed one also needs its closed form in
+:data:`CLOSED_FORMS`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,16 @@ from typing import Callable
 import numpy as np
 
 from ..nn import (
-    LSTM, GELU, Dropout, Embedding, FeedForward, FourierMixing, LayerNorm, Linear, LSTMCell, ReLU, RotaryEmbedding,
-    Tanh, TokenEmbedding, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
-    get_input_embedding, get_positional_encoding,
+    LSTM, GELU, Dropout, Embedding, FeedForward, FourierMixing, LayerNorm, Linear, LSTMCell, ReLU, Tanh,
+    TokenEmbedding, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+    build_positional, get_input_embedding,
 )
+from ..nn.positional import REGISTRY
 from .harness import (B, D, D_FF, HEADS, L, S, cross_attention, data, grad, grads, lstm_cell_with_state,
                       lstm_with_state, mha, self_attention)
 from .runner import Check, close
 
-__all__ = ["POSITIONAL", "gradient_checks", "positional_check"]
+__all__ = ["CLOSED_FORMS", "gradient_checks", "positional_check", "registry_entries"]
 
 
 # --------------------------------------------------------------------------- layers
@@ -79,7 +82,7 @@ def _g_feedforward():
 def _g_mha_self(kwargs_fn: Callable) -> Callable:
     def check():
         x = data(15, B, L, D)
-        return grads(("backward_grouped", self_attention(mha(15)), (x,), kwargs_fn()),
+        return grads(("fused", self_attention(mha(15)), (x,), kwargs_fn()),
                      ("backward", self_attention(mha(15), grouped=False), (x,), kwargs_fn()))
     return check
 
@@ -130,16 +133,6 @@ def _g_mha_cross():
 def _g_mha_separate():
     return grad(mha(22), (data(22, B, L, D), data(23, B, S, D), data(24, B, S, D)),
                 {"attn_mask": np.triu(np.ones((L, S), dtype=bool), k=2)})
-
-
-def _g_rotary():
-    depths = 1500.0 + np.cumsum(np.abs(data(25, L)) * 0.3)   # irregular real positions (m)
-    cases = []
-    for interleaved in (False, True):
-        layer = mha(26, rotary=RotaryEmbedding(D // HEADS, interleaved=interleaved))
-        cases.append((f"interleaved={interleaved}", self_attention(layer), (data(26, B, L, D),),
-                      {"positions": depths, "is_causal": True}))
-    return grads(*cases)
 
 
 # --------------------------------------------------------------------------- blocks and stacks
@@ -220,31 +213,39 @@ def zero_formula(t: np.ndarray, d_model: int, options: dict) -> np.ndarray:
     return np.zeros(t.shape + (d_model,))
 
 
-#: Positional encodings by name: ``(name, options, settings)``.  ``settings``: the ``d_model`` to
-#: build it with; the ``positions`` to evaluate it at (``"indices"``: integer indices with
-#: repeats, ``"depths"``: irregular depths near 1500 m, ``"window depths"``: the same depths
-#: relative to the window start); and either ``trainable: True`` (its parameters are gradchecked;
-#: positions are coordinates and get no gradient) or the ``closed_form(t, d_model, options)`` a
-#: fixed encoding must equal.
-POSITIONAL = [
-    ("sinusoidal", {}, {"d_model": 6, "positions": "window depths", "closed_form": sinusoidal_formula}),
-    ("wavelengths", {"wavelengths": [3.0, 40.0]}, {"d_model": 4, "positions": "depths",
-                                                   "closed_form": wavelengths_formula}),
-    ("seed", {}, {"d_model": 4, "positions": "window depths", "closed_form": wavelengths_formula}),
-    ("learned", {"max_len": 6}, {"d_model": 6, "positions": "indices", "trainable": True}),
-    ("continuous", {"hidden": 5, "scale": 10.0, "offset": 1500.0}, {"d_model": 6, "positions": "depths",
-                                                                     "trainable": True}),
-    ("fourier", {"trainable": True, "sigma": 0.2}, {"d_model": 6, "positions": "window depths", "trainable": True}),
-    ("none", {}, {"d_model": 6, "positions": "depths", "closed_form": zero_formula}),
-]
+#: The closed form each fixed encoding must equal, by registry name.
+CLOSED_FORMS = {"sinusoidal": sinusoidal_formula, "wavelengths": wavelengths_formula,
+                "chapter": wavelengths_formula, "none": zero_formula}
+
+
+def registry_entries() -> list:
+    """``(name, options, settings)`` for every variant of every registered encoding, from its own
+    gradcheck settings: ``d_model`` (and ``num_heads``), the ``positions`` to use (``"index"``:
+    integer indices with repeats, ``"depth"``: irregular depths near 1500 m, ``"window"``: the same
+    relative to the window top), and how it is checked -- ``"per_head"`` (inside attention, by
+    finite differences), ``trainable`` (its parameters by finite differences; positions are
+    coordinates and get no gradient), or the ``closed_form(t, d_model, options)`` it must equal."""
+    entries = []
+    for name, spec in REGISTRY.items():
+        g = spec.gradcheck
+        for options in g.get("variants", [{}]):
+            settings = {"d_model": g["d_model"], "num_heads": g.get("num_heads", 1), "positions": g["positions"]}
+            if spec.kind == "per_head":
+                settings["per_head"] = True
+            elif name in CLOSED_FORMS:
+                settings["closed_form"] = CLOSED_FORMS[name]
+            else:
+                settings["trainable"] = True
+            entries.append((name, options, settings))
+    return entries
 
 
 def _positions(kind: str) -> np.ndarray:
-    """``(B, L)`` positions of one kind (see :data:`POSITIONAL`)."""
-    if kind == "indices":
+    """``(B, L)`` positions of one kind (see :func:`registry_entries`)."""
+    if kind == "index":
         return np.array([[0.0, 1.0, 2.0, 5.0], [3.0, 3.0, 4.0, 0.0]])
     depths = 1500.0 + np.cumsum(np.abs(data(35, B, L)) * 0.25, axis=-1)     # irregular depths (m)
-    if kind == "window depths":
+    if kind == "window":
         # At 1500 m the phase 2*pi*B*t is so steep that the finite-difference truncation error
         # (~eps^2 (2*pi*t)^3) alone exceeds the tolerance; window-relative positions avoid it.
         return depths - 1500.0
@@ -252,12 +253,16 @@ def _positions(kind: str) -> np.ndarray:
 
 
 def positional_check(name: str, options: dict, settings: dict) -> Callable:
-    """The check of one positional encoding: gradcheck if trainable, else its closed form."""
+    """The check of one positional encoding: inside attention (per-head), gradcheck if trainable,
+    else its closed form."""
 
     def check():
         d_model = settings["d_model"]
-        enc = get_positional_encoding(name, d_model, rng=35, **options)
+        enc, hook = build_positional(name, d_model, settings.get("num_heads", 1), rng=35, **options)
         t = _positions(settings["positions"])
+        if settings.get("per_head"):
+            layer = mha(26, head_hook=hook, d_model=d_model, heads=settings.get("num_heads", 1))
+            return grad(self_attention(layer), (data(26, B, L, d_model),), {"positions": t, "is_causal": True})
         if settings.get("trainable"):
             return grad(enc, (t,), check_inputs=False)
         got = enc(t)
@@ -269,8 +274,25 @@ def positional_check(name: str, options: dict, settings: dict) -> Callable:
 
 
 def _positional_checks(entries) -> list:
-    return [(f"positional '{name}'" + (" gradcheck" if settings.get("trainable") else " fixed, closed form"),
-             positional_check(name, options, settings)) for name, options, settings in entries]
+    """One check per encoding; the variants of one encoding are checked together."""
+    by_name = {}
+    for name, options, settings in entries:
+        by_name.setdefault(name, []).append((options, settings))
+    out = []
+    for name, variants in by_name.items():
+        settings = variants[0][1]
+        how = (" gradcheck inside attention" if settings.get("per_head") else
+               " gradcheck" if settings.get("trainable") else " fixed, closed form")
+        checks = [positional_check(name, options, st) for options, st in variants]
+        out.append((f"positional '{name}'{how}", _all_of(checks)))
+    return out
+
+
+def _all_of(checks) -> Callable:
+    def check():
+        results = [c() for c in checks]
+        return all(ok for ok, _ in results), "; ".join(detail for _, detail in results)
+    return check
 
 
 # --------------------------------------------------------------------------- embeddings and the LSTM
@@ -318,7 +340,6 @@ def _layer_checks() -> list:
         (f"{m} fully masked rows", _g_mha_fully_masked),
         (f"{m} cross (key is value, padding)", _g_mha_cross),
         (f"{m} separate query, key, value", _g_mha_separate),
-        (f"{m} + RotaryEmbedding at real depths", _g_rotary),
         ("gradcheck TransformerEncoderLayer post-norm", _g_encoder(False)),
         ("gradcheck TransformerEncoderLayer pre-norm", _g_encoder(True)),
         ("gradcheck TransformerEncoderLayer mixer='fourier'", _g_encoder_fourier),
@@ -345,6 +366,6 @@ def _embedding_checks() -> list:
 
 
 def gradient_checks(positional=None) -> list:
-    """Every gradcheck, in the order printed; ``positional`` defaults to :data:`POSITIONAL`."""
-    named = _layer_checks() + _positional_checks(POSITIONAL if positional is None else positional)
+    """Every gradcheck, in the order printed; ``positional`` defaults to :func:`registry_entries`."""
+    named = _layer_checks() + _positional_checks(registry_entries() if positional is None else positional)
     return [Check(name, "gradcheck", func) for name, func in named + _embedding_checks()]

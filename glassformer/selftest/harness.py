@@ -54,12 +54,12 @@ def grads(*cases) -> tuple[bool, str]:
     return all_ok(out)
 
 
-def mha(seed: int, rotary=None, out_proj: bool = True) -> MultiheadAttention:
-    """``MultiheadAttention(D, HEADS)`` with non-zero biases, so their gradients are not trivially zero."""
-    layer = MultiheadAttention(D, HEADS, rng=seed, rotary=rotary, out_proj=out_proj)
-    layer.in_proj_bias.data[...] = data(seed, 3 * D, scale=0.1)
+def mha(seed: int, head_hook=None, out_proj: bool = True, d_model: int = D, heads: int = HEADS) -> MultiheadAttention:
+    """``MultiheadAttention(d_model, heads)`` with non-zero biases, so their gradients are not trivially zero."""
+    layer = MultiheadAttention(d_model, heads, rng=seed, head_hook=head_hook, out_proj=out_proj)
+    layer.in_proj_bias.data[...] = data(seed, 3 * d_model, scale=0.1)
     if layer.out_proj is not None:
-        layer.out_proj.bias.data[...] = data(seed + 1, D, scale=0.1)
+        layer.out_proj.bias.data[...] = data(seed + 1, d_model, scale=0.1)
     return layer
 
 
@@ -84,22 +84,20 @@ class Adapter(Module):
 
 
 def self_attention(layer: MultiheadAttention, grouped: bool = True) -> Adapter:
-    """One array used as query, key and value (the fused QKV path an encoder takes).
+    """One array used as query, key and value.
 
-    ``grouped=True`` differentiates through ``backward_grouped`` (what the encoder layers call),
-    ``False`` through ``backward``, whose three gradients a self-attention caller adds.
+    ``grouped=True`` passes the same array three times (the fused QKV path an encoder takes; one
+    gradient comes back), ``False`` three copies of it, whose three gradients are added.
     """
     if grouped:
-        back = lambda a, g: a.inner.backward_grouped(g)  # noqa: E731
-    else:
-        back = lambda a, g: (sum(a.inner.backward(g)),)  # noqa: E731
-    return Adapter(layer, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], back)
+        return Adapter(layer, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], lambda a, g: a.inner.backward(g))
+    return Adapter(layer, lambda a, x, **kw: a.inner(x, x.copy(), x.copy(), **kw)[0],
+                   lambda a, g: (sum(a.inner.backward(g)),))
 
 
 def cross_attention(layer: MultiheadAttention) -> Adapter:
     """Queries from ``x``, keys and values from the same ``memory`` array (a decoder's cross-attention)."""
-    return Adapter(layer, lambda a, x, mem, **kw: a.inner(x, mem, mem, **kw)[0],
-                   lambda a, g: a.inner.backward_grouped(g))
+    return Adapter(layer, lambda a, x, mem, **kw: a.inner(x, mem, mem, **kw)[0], lambda a, g: a.inner.backward(g))
 
 
 def lstm_cell_with_state(cell: LSTMCell) -> Adapter:

@@ -139,7 +139,8 @@ def _fourier_propagates():
 def _scores_attention_only():
     s = setting()
     mha = s.attention[0]
-    _, weights = _attend(mha, s.X)
+    with mha.tracing():                              # keep the scores for intermediates()
+        _, weights = _attend(mha, s.X)
     S = mha.intermediates()["S"]                     # (batch=1, heads, n, n) pairwise scores
     ok = weights.shape == (N_TOKENS, N_TOKENS) and S.shape[-2:] == (N_TOKENS, N_TOKENS)
     # A fixed linear map of X has no data-dependent pairwise scores: check superposition and no parameters.

@@ -4,10 +4,10 @@ The files are never copied into the repository.  They are looked up under the *d
 the folder that holds ``real/`` and ``text/``:
 
 * ``$GLASSFORMER_DATA`` when that environment variable is set, otherwise
-* ``<repo>/../shared/data``, located from this file (``glassformer/text/corpus.py``).
+* a folder ``shared/data`` beside the repository checkout (:func:`glassformer.data.volve.data_root`).
 
 Every loader also takes an explicit ``path``.  Facts about the files (sizes, counts,
-quirks) are from ``../shared/data/text/README.md``.
+quirks) are from the corpus's own README (``text/README.md`` in the data folder).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from .._validation import check_positive_int
+from ..data.volve import DATA_ENV_VAR, data_root
 from ..errors import DataFileError, InputError
 
 __all__ = [
@@ -26,7 +27,6 @@ __all__ = [
     "load_shakespeare", "split_pairs", "split_text",
 ]
 
-DATA_ENV_VAR = "GLASSFORMER_DATA"
 FRA_ENG_FILE = Path("text") / "fra-eng" / "fra.txt"
 SHAKESPEARE_FILE = Path("text") / "tinyshakespeare" / "input.txt"
 
@@ -48,14 +48,6 @@ class PairSplit(NamedTuple):
     train: list
     valid: list
     test: list
-
-
-def data_root() -> Path:
-    """The folder holding ``real/`` and ``text/``: ``$GLASSFORMER_DATA`` or ``<repo>/../shared/data``."""
-    env = os.environ.get(DATA_ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    return (Path(__file__).resolve().parents[2] / ".." / "shared" / "data").resolve()
 
 
 def _resolve(path, default: Path, what: str) -> Path:

@@ -9,6 +9,14 @@ module                 what it holds
 ``splits``             training / test intervals of wells, and the checks made before fitting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
 ``tables``             the plain-text tables the CLI prints
+``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
+``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
+``trees``              random forest and gradient boosting on depth-context features
+``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
+``core_scoring``       baselines at core depths, metrics at plug depths only
+``core_experiment``    a complete core run folder (``glassformer train --core``)
+``core_report``        coverage before and after calibration, the verdict in words, the figures
+``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
 ``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
@@ -21,6 +29,11 @@ this package; a Python user does the same with :class:`WellModel` and :func:`run
 """
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean
+from .core_experiment import run_core_experiment
+from .core_split import CoreSplit, CoreWell, prepare_core_well, split_cores
+from .ensemble import DeepEnsemble, fit_ensemble, fit_member, fit_pretrained_ensemble
+from .ensemble_experiment import run_ensemble_experiment
+from .intervals import ConformalScale, coverage_curve, ensemble_quantiles, interval_coverage
 from .evaluation import evaluate_split, regression_metrics, summarise_runs
 from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
@@ -31,4 +44,11 @@ __all__ = [
     "BASELINE_NAMES", "PorosityPermeabilityTransform", "TrainingMean", "WellModel", "check_training_logs",
     "compare_wells", "evaluate_split", "forecast_logs", "format_comparison_table", "format_metrics_table",
     "load_split", "regression_metrics", "run_well_experiment", "seed_list", "summarise_runs", "with_seed",
+]
+
+# core plugs as targets, deep ensembles, P10/P50/P90 and their coverage
+__all__ += [
+    "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
+    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_core_well", "run_core_experiment",
+    "run_ensemble_experiment", "split_cores",
 ]

@@ -136,13 +136,13 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
     InputError, ModelFileError
         As :func:`run_batch`, before anything is written or any worker started.
     """
-    from .model import WellModel
+    from .prediction import load_predictor
 
     if not files:
         raise InputError("no well file to predict")
     files = [Path(f) for f in files]
     outputs = output_paths(files, out_dir, fmt)
-    WellModel.load(model_dir)                        # a bad model stops the batch before it starts
+    load_predictor(model_dir)                        # a bad model stops the batch before it starts
     settings = {"model_checksum": model_identity(model_dir), "format": str(fmt).lower(),
                 "depth_range": list(depth_range) if depth_range is not None else None}
     manifest = Manifest(out_dir, settings, about={"model": str(model_dir)})

@@ -17,6 +17,7 @@ of two models.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io as _io
 import json
 import threading
@@ -38,25 +39,39 @@ MANIFEST_VERSION = 1
 
 
 def model_identity(model_dir) -> dict:
-    """The checksum of a saved model folder (a run folder or its ``model/``): ``{"algorithm", "arrays", "meta"}``.
+    """What identifies a saved model (a run folder or its ``model/``) or a deep ensemble, as plain data.
 
-    The checksum is the one :func:`glassformer.io.save_model` stored in ``model.json``: it changes
-    whenever the arrays or the configuration do.
+    A single model: the checksum :func:`glassformer.io.save_model` stored in ``model.json``
+    (``{"algorithm", "arrays", "meta"}``), which changes whenever the arrays or the configuration
+    do.  An ensemble: ``{"ensemble": SHA-256 of ensemble.json, "members": [each member's checksum]}``.
 
     Raises
     ------
     ModelFileError
-        No ``model.json`` in the folder or its ``model/`` sub-folder, or one without a checksum.
+        No ``model.json`` (or ``ensemble.json``) there, or one without a readable checksum.
     """
+    from .ensemble import find_ensemble
+
+    found = find_ensemble(model_dir)
+    if found is not None:
+        try:
+            members = json.loads(found.read_text(encoding="utf-8"))["members"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelFileError(f"{found}: no readable member list ({type(exc).__name__}: {exc})") from None
+        return {"ensemble": hashlib.sha256(found.read_bytes()).hexdigest(),
+                "members": [_checksum(found.parent / m) for m in members]}
+    return _checksum(model_dir)
+
+
+def _checksum(model_dir) -> dict:
     folder = Path(model_dir)
     found = next((f / "model.json" for f in (folder, folder / "model") if (f / "model.json").is_file()), None)
     if found is None:
         raise ModelFileError(f"{model_dir}: no model found (expected model.json there or in model/)")
     try:
-        checksum = json.loads(found.read_text(encoding="utf-8"))["checksum"]
+        return json.loads(found.read_text(encoding="utf-8"))["checksum"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ModelFileError(f"{found}: no readable checksum ({type(exc).__name__}: {exc})") from None
-    return checksum
 
 
 class Manifest:

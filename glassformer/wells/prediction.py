@@ -7,7 +7,9 @@ it for its single-file form, and batch prediction maps it over the wells on any 
 travels as its ``.npz`` + JSON folder.
 
 Output columns (target ``KLOGH`` as an example): ``KLOGH_PRED`` in mD, and ``KLOGH_PRED_LOG10`` in
-log10 mD when the model was trained with a log10 target; ``KLOGH_OOR`` (1 = at least one input
+log10 mD when the model was trained with a log10 target; for a deep ensemble (``glassformer train
+--ensemble`` or ``--core``) the prediction is the P50 and ``KLOGH_P10``, ``KLOGH_P50``, ``KLOGH_P90``
+follow (with ``_LOG10`` beside them for a log target); ``KLOGH_OOR`` (1 = at least one input
 outside the training range, 0 = inside) when a sample check is given.  A CSV holds ``DEPTH`` and
 those columns; a LAS file holds the model's input curves and those curves, with the input well's
 header when it is a LAS file (:func:`glassformer.data.write_las`).
@@ -23,14 +25,35 @@ import numpy as np
 
 from ..errors import InputError, ShapeError
 
-__all__ = ["OUTPUT_FORMATS", "manifest_row", "predict_file", "prediction_curves", "write_prediction"]
+__all__ = ["OUTPUT_FORMATS", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
+           "write_prediction"]
 
 #: Output file formats, by suffix.
 OUTPUT_FORMATS = ("las", "csv")
 
 
-def prediction_curves(wm, log, flags: np.ndarray | None = None) -> tuple[dict, dict]:
-    """The columns an output file holds for ``log``: ``({name: (n_samples,) array}, {name: unit})``.
+def load_predictor(model_dir) -> tuple:
+    """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble, the ensemble (else None).
+
+    ``wm`` is the ensemble's first member then (names, units, scalers are the members' own).
+
+    Raises
+    ------
+    ModelFileError
+        No readable model or ensemble in ``model_dir``.
+    """
+    from .ensemble import DeepEnsemble, find_ensemble
+    from .model import WellModel
+
+    found = find_ensemble(model_dir)
+    if found is None:
+        return WellModel.load(model_dir), None
+    ensemble = DeepEnsemble.load(found.parent)
+    return ensemble.first, ensemble
+
+
+def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -> tuple[dict, dict, dict]:
+    """The columns an output file holds for ``log``: ``({name: (n_samples,) array}, {name: unit}, {name: text})``.
 
     Parameters
     ----------
@@ -40,13 +63,16 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None) -> tuple[dict, d
         Holds the model's input curves.
     flags : bool array (n_samples,), optional
         Samples whose inputs lie outside the training range; written as ``<TARGET>_OOR`` (1/0).
+    ensemble : DeepEnsemble, optional
+        Predict its P50 and add its P10/P50/P90 (see :func:`load_predictor`).
 
     Returns
     -------
-    (columns, units)
+    (columns, units, descriptions)
         ``DEPTH`` (the log's depth unit), ``<TARGET>_PRED_LOG10`` (log10 mD, log-target models
-        only), ``<TARGET>_PRED`` (mD) and ``<TARGET>_OOR`` (with ``flags``); NaN where an input is
-        missing.
+        only), ``<TARGET>_PRED`` (mD), the quantiles of an ensemble and ``<TARGET>_OOR`` (with
+        ``flags``); NaN where an input is missing.  ``descriptions`` holds the curves that need
+        more than the default text.
 
     Raises
     ------
@@ -55,29 +81,54 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None) -> tuple[dict, d
     ShapeError
         ``flags`` is not of shape ``(n_samples,)``.
     """
-    pred = wm.predict_log(log)                                   # (n_samples,), model units
+    quantiles = ensemble.predict_quantiles(log) if ensemble is not None else None
+    pred = quantiles["P50"] if quantiles is not None else wm.predict_log(log)      # (n_samples,), model units
     name = f"{wm.target_name}_PRED"
-    cols, units = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}
+    cols, units, about = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}, {}
     if wm.log_target:
         cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, "log10 mD"
         cols[name] = np.power(10.0, pred)
     else:
         cols[name] = pred
     units[name] = "mD"
+    if quantiles is not None:
+        cols, units, about = quantile_columns(cols, units, wm, quantiles, ensemble)
     if flags is not None:
         flags = np.asarray(flags, dtype=bool)
         if flags.shape != log.depth.shape:
             raise ShapeError(f"{log.source or log.name}: the out-of-range flags have shape {flags.shape}, "
                              f"expected {log.depth.shape}")
         cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flags.astype(np.float64), ""
-    return cols, units
+        about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model"
+    return cols, units, about
 
 
-def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str) -> Path:
+def quantile_columns(cols: dict, units: dict, wm, quantiles: dict, ens) -> tuple:
+    """``cols`` with ``<TARGET>_P10``, ``_P50``, ``_P90`` (mD; ``_LOG10`` beside them for a log target).
+
+    Returns ``(cols, units, descriptions)``, new dicts.
+    """
+    cols, units = dict(cols), dict(units)
+    about = {k: f"glassformer prediction, the P50 of an ensemble of {len(ens)}" for k in cols if k != "DEPTH"}
+    state = f"calibrated, scale {ens.scale:.3g}" if ens.calibration is not None else "uncalibrated"
+    for key in ("P10", "P50", "P90"):
+        name = f"{wm.target_name}_{key}"
+        values = quantiles[key]
+        if wm.log_target:
+            cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = values, "log10 mD"
+            about[f"{name}_LOG10"] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
+            values = np.power(10.0, values)
+        cols[name], units[name] = values, "mD"
+        about[name] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
+    return cols, units, about
+
+
+def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, about: dict | None = None) -> Path:
     """Write the columns of :func:`prediction_curves` to ``out`` (``.csv`` or ``.las``), atomically.
 
     A LAS output carries the input well's header (when it came from a LAS file), the model's input
-    curves and the new curves described as ``glassformer prediction (model <model_label>)``.
+    curves and the new curves described as ``glassformer prediction (model <model_label>)``, or as
+    ``about`` says.
 
     Raises
     ------
@@ -96,9 +147,7 @@ def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str) ->
     elif suffix == ".las":
         new = {k: v for k, v in cols.items() if k != "DEPTH"}
         about = {**{m: "model input" for m in wm.input_names},
-                 **{k: f"glassformer prediction (model {model_label})" for k in new}}
-        if f"{wm.target_name}_OOR" in new:
-            about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model"
+                 **{k: f"glassformer prediction (model {model_label})" for k in new}, **(about or {})}
         write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
     else:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
@@ -120,7 +169,9 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     Parameters
     ----------
     model_dir : str or Path
-        A run folder written by ``glassformer train`` (or its ``model/`` sub-folder).
+        A run folder written by ``glassformer train`` (or its ``model/`` sub-folder), or a deep
+        ensemble (its run folder or ensemble folder): then the prediction is the P50 and the
+        P10/P50/P90 curves are written too.
     path : str or Path
         The well (``.las`` or ``.csv``) holding the model's input curves.
     out_path : str or Path
@@ -154,7 +205,6 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     """
     start = time.perf_counter()
     from ..data import read_well
-    from .model import WellModel
 
     out = Path(out_path)
     if out.exists() and Path(path).exists() and out.samefile(path) or out.resolve() == Path(path).resolve():
@@ -163,13 +213,14 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         raise InputError(f"{out}: already exists; pass overwrite=True (--overwrite) to replace it")
     if out.suffix.lower().lstrip(".") not in OUTPUT_FORMATS:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
-    wm = WellModel.load(model_dir)
+    wm, ensemble = load_predictor(model_dir)
     log = read_well(path)
     if depth_range is not None:
         log = log.interval(*depth_range)
     flags = None if flag_samples is None else np.asarray(flag_samples(wm, log), dtype=bool)
-    cols, units = prediction_curves(wm, log, flags)
-    write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__)
+    cols, units, about = prediction_curves(wm, log, flags, ensemble)
+    write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
+                     about)
     pred = cols[f"{wm.target_name}_PRED"]
     return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(np.isfinite(pred).sum()),
                         flagged=0 if flags is None else int(flags.sum()), seconds=time.perf_counter() - start)

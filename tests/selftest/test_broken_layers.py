@@ -8,13 +8,13 @@ import re
 import numpy as np
 import pytest
 
-import glassformer.nn.attention as attention_module
+import glassformer.nn.functional as functional_module
 import glassformer.selftest.published as published
 from glassformer.cli import main
 from glassformer.nn import (FeedForward, FourierMixing, LayerNorm, MultiheadAttention, RotaryEmbedding,
                             SinusoidalPositionalEncoding)
 from glassformer.selftest import CHECKS, Check, run_check, run_checks
-from glassformer.selftest.gradients import POSITIONAL, gradient_checks, zero_formula
+from glassformer.selftest.gradients import gradient_checks, registry_entries, zero_formula
 from glassformer.selftest.published import bug_report
 
 
@@ -42,16 +42,16 @@ def test_wrong_layernorm_gradient_fails_and_exits_1(monkeypatch, capsys):
 
 
 def test_wrong_attention_backward_fails_only_attention_checks(monkeypatch):
-    right = attention_module.scaled_dot_product_attention_backward
+    right = functional_module.scaled_dot_product_attention_backward
 
     def wrong(*args, **kwargs):
         dq, dk, dv = right(*args, **kwargs)
         return dq, dk * 1.001, dv            # a 0.1 % error in dL/dK
 
-    monkeypatch.setattr(attention_module, "scaled_dot_product_attention_backward", wrong)
+    monkeypatch.setattr(functional_module, "scaled_dot_product_attention_backward", wrong)
     lines, passed, total = _run("gradcheck")
     attention_users = {c.name for c in CHECKS if c.group == "gradcheck" and re.search(
-        r"MultiheadAttention|TransformerDecoder|TransformerEncoder(Layer post|Layer pre|, 2)", c.name)}
+        r"MultiheadAttention|TransformerDecoder|TransformerEncoder(Layer post|Layer pre|, 2)|inside attention", c.name)}
     assert len(attention_users) == 15 and set(_failed(lines)) == attention_users
     assert passed == total - 15
 
@@ -127,11 +127,15 @@ def test_value_checks_read_the_stored_numbers(monkeypatch):
 
 def test_positional_section_runs_what_it_is_given():
     names = [c.name for c in gradient_checks()]
-    assert [n for n in names if n.startswith("positional '")] == [
-        f"positional '{name}' " + ("gradcheck" if s.get("trainable") else "fixed, closed form")
-        for name, _, s in POSITIONAL]
+    expected = {}
+    for name, _, s in registry_entries():                 # one check per encoding, variants together
+        expected.setdefault(name, f"positional '{name}' " + ("gradcheck inside attention" if s.get("per_head") else
+                                                              "gradcheck" if s.get("trainable") else
+                                                              "fixed, closed form"))
+    assert [n for n in names if n.startswith("positional '")] == list(expected.values())
+    assert "positional 'rotary' gradcheck inside attention" in names
     # one entry with a wrong closed form: its check fails, and it is the only positional check
-    wrong = [("sinusoidal", {}, {"d_model": 6, "positions": "depths", "closed_form": zero_formula})]
+    wrong = [("sinusoidal", {}, {"d_model": 6, "positions": "depth", "closed_form": zero_formula})]
     checks = [c for c in gradient_checks(positional=wrong) if c.name.startswith("positional")]
     assert [c.name for c in checks] == ["positional 'sinusoidal' fixed, closed form"]
     ok, detail = run_check(checks[0])

@@ -35,13 +35,13 @@ def test_full_run_passes_with_one_line_per_check(capsys):
     for wanted in ("Linear", "Embedding", "LayerNorm", "ReLU", "GELU", "Tanh", "Dropout", "FeedForward",
                    "causal", "boolean attn_mask", "float attn_mask", "key padding", "fully masked", "cross",
                    "TransformerEncoderLayer post-norm", "pre-norm", "mixer='fourier'", "TransformerDecoderLayer",
-                   "TransformerEncoder, 2 layers", "TransformerDecoder, 2 layers", "RotaryEmbedding",
+                   "TransformerEncoder, 2 layers", "TransformerDecoder, 2 layers", "'rotary' gradcheck inside attention",
                    "FourierMixing 2-D", "FourierMixing token axis", "LSTMCell", "LSTM 2 layers"):
         assert wanted in names, wanted
     for key in ("sinusoidal_odd_d_model", "rope_values", "causal_attention", "layernorm_one_feature",
                 "layernorm_backward"):
         assert bug_report(key).name in names, key
-    for name in ("sinusoidal", "wavelengths", "seed", "learned", "continuous", "fourier", "none"):
+    for name in ("sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none", "rotary"):
         assert f"positional '{name}'" in names
     for name in ("linear", "mlp", "fourier"):
         assert f"input embedding '{name}'" in names

@@ -201,7 +201,32 @@ def test_rows_held_back_are_written_by_the_timer_even_if_no_well_follows(tmp_pat
     m._last_end, m._last_cost = time.perf_counter(), 0.01                 # the next rewrite waits 0.2 s
     assert m.update([dict(row, status="ok"), dict(row, status="ok")]) is False
     deadline = time.monotonic() + 60
-    while json.loads(m.json_path.read_text())["summary"]["wells"] != 2:  # no further update: the timer writes
+    while not (json.loads(m.json_path.read_text())["summary"]["wells"] == 2         # no further update:
+               and len(m.csv_path.read_text().splitlines()) == 3):                 # the timer writes both
         assert time.monotonic() < deadline, "the held-back rows were never written"
         time.sleep(0.05)
-    assert m.csv_path.read_text().count("\nNone") == 0 and len(m.csv_path.read_text().splitlines()) == 3
+    assert "None" not in m.csv_path.read_text()
+
+
+def test_a_deep_ensemble_batch_writes_p10_p50_p90_as_the_single_well_form(field, tmp_path):
+    _, wells, _ = field
+    ens = tmp_path / "ens"
+    assert main(["train", "--data", str(wells / "W1.csv"), "--inputs", "PHIF", "VSH", "--target", "KLOGH",
+                 "--log-target", "--train-depth", "2000:2149.5", "--validation-depth", "2120:2149.5", "--test-data",
+                 str(wells / "W3.csv"), "--ensemble", "2", "--window", "16", "--epochs", "1", "--d-model", "8",
+                 "--no-progress", "--out", str(ens)]) == 0
+    files = expand_inputs([str(wells / "W[23].csv")])
+    rows = run_batch(ens, files, tmp_path / "out", fmt="csv")
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    out = pd.read_csv(tmp_path / "out" / "W2.csv")
+    p10, p50, p90 = (out[f"KLOGH_{k}_LOG10"] for k in ("P10", "P50", "P90"))
+    ok = p50.notna()
+    assert ok.sum() == rows[0]["samples_predicted"] == N - 3
+    assert (p10[ok] <= p50[ok]).all() and (p50[ok] <= p90[ok]).all() and (p10[ok] < p90[ok]).any()
+    np.testing.assert_array_equal(out["KLOGH_PRED_LOG10"], p50)                  # the prediction is the P50
+    assert main(["predict", "--model", str(ens), "--data", str(wells / "W2.csv"), "--out",
+                 str(tmp_path / "one.csv")]) == 0
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "out" / "W2.csv").read_bytes()
+    body = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert len(body["model_checksum"]["members"]) == 2
+    assert set(plan_batch(ens, files, tmp_path / "out", fmt="csv", resume=True)["jobs"]) == set()

@@ -1,0 +1,279 @@
+"""Learning permeability from core plugs: a complete run folder, scored at held-out plugs.
+
+:func:`run_core_experiment` is what ``glassformer train --core`` runs:
+
+1. match the core depths to the log per core run and merge the plugs onto the log grid
+   (:func:`~glassformer.wells.core_split.prepare_core_well`);
+2. split the plugs by whole cores (or depth intervals) into train, validation and test;
+3. train a deep ensemble of transformers on the log inputs with the sparse core target (NaN
+   between plugs, masked out of the loss), early-stopped on the validation plugs; optionally a
+   second ensemble pretrained on a log-derived permeability (KLOGH) over several wells and
+   fine-tuned on the core;
+4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal);
+5. score every model and baseline at the test plugs only, and the interval's coverage there
+   before and after calibration;
+6. write the folder: the chosen ensemble (``ensemble/``, ``model/``), metrics, predictions,
+   figures and the report.
+
+The settings are fixed before the test plugs are looked at: the transformer's defaults, the
+split rule (:data:`~glassformer.wells.core_split.DEFAULT_CYCLE` unless cores are named), the
+tree settings of :mod:`.trees`; the variant saved for ``glassformer predict`` is the one with
+the lower validation RMSE.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..runs import prepare_run_dir, write_csv, write_json
+from .core_report import core_figures, coverage_summary, verdict_lines
+from .core_scoring import baseline_predictions, log_perm_name, score_roles
+from .core_split import masked_target, prepare_core_well, split_cores
+from .ensemble import fit_ensemble, fit_pretrained_ensemble
+from .evaluation import regression_metrics
+from .model import WellModel
+
+__all__ = ["FINETUNED", "TRANSFORMER", "run_core_experiment"]
+
+TRANSFORMER = "transformer"
+FINETUNED = "transformer, pretrained + fine-tuned"
+ROLES = ("train", "validation", "test")
+
+
+def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", shifts="estimate",
+                        shift_window: float = 2.0, min_plugs: int = 10, tolerance=None, test_cores=None,
+                        validation_cores=None, test_depth=None, validation_depth=None, n_members: int = 5,
+                        seeds=None, pretrain_logs=(), log_perm_curve: str | None = "KLOGH",
+                        pretrain_epochs: int = 10, engine=None, title: str = "glassformer train, core permeability",
+                        echo=print, config: dict | None = None, attribution: str | None = None,
+                        overwrite: bool = True, report: bool = True, reference_shifts: dict | None = None) -> dict:
+    """Train on core plugs, score at held-out plugs beside the baselines, and write a run folder.
+
+    Parameters
+    ----------
+    out : the run folder (created; refused when non-empty unless ``overwrite``).
+    log : WellLog holding the inputs (and ``log_perm_curve``) of the cored well.
+    core : CoreTable with the core permeability (mD) and, for depth matching, core porosity.
+    wm : WellModel whose ``target`` is ignored (the core permeability column is the target);
+        its inputs, window, ``log_target`` and transformer settings are used.
+    match_curve, shifts, shift_window, min_plugs, tolerance : see :func:`prepare_core_well`.
+    test_cores, validation_cores, test_depth, validation_depth : see :func:`split_cores`.
+    n_members : ensemble size K (at least 2).
+    pretrain_logs : WellLog list of other wells with ``log_perm_curve``; when given, a second
+        ensemble is pretrained on that curve over them and the cored well (outside the held-out
+        cores) and fine-tuned on the core.
+    engine : a :mod:`glassformer.parallel` engine for the members (default serial).
+    reference_shifts : run -> published shift, drawn on the depth-matching figure.
+
+    Returns
+    -------
+    dict, as written to ``metrics.json``.
+
+    Raises
+    ------
+    DataFileError, DepthError, InputError, CurveNotFoundError
+        From reading, matching, merging and splitting (see those functions).
+    """
+    t_start = time.perf_counter()
+    cw = prepare_core_well(log, core, match_curve=match_curve, shifts=shifts, shift_window=shift_window,
+                           min_plugs=min_plugs, tolerance=tolerance)
+    wm = _core_model(wm, cw.target)
+    split = split_cores(cw, wm.input_names, test_cores=test_cores, validation_cores=validation_cores,
+                        test_depth=test_depth, validation_depth=validation_depth)
+    out = prepare_run_dir(out, overwrite=overwrite)         # once the inputs are known to be usable
+    _echo_data(echo, cw, split)
+    logs = {role: split.log_for(cw, role) for role in ROLES}
+    pre = [*pretrain_logs, _without_held_out(cw, split, log_perm_curve)] if pretrain_logs else ()
+    ensembles, seconds = _fit_variants(out, wm, logs, pre, log_perm_curve, n_members, seeds, pretrain_epochs, engine,
+                                       echo)
+    first = next(iter(ensembles.values())).first
+    t0 = time.perf_counter()
+    baselines, base_seconds, notes = baseline_predictions(cw, split, first, log_perm_curve=log_perm_curve,
+                                                          seed=int(first.model_.random_state))
+    seconds.update(base_seconds)
+    seconds["baselines (all)"] = time.perf_counter() - t0
+    members = {name: ens.predict_members(cw.log) for name, ens in ensembles.items()}      # (K, n) each
+    quantiles = {name: {"calibrated": ens.predict_quantiles(cw.log, members=members[name]),
+                        "uncalibrated": ens.predict_quantiles(cw.log, members=members[name], calibrated=False)}
+                 for name, ens in ensembles.items()}
+    y = first.target_values(cw.log)
+    preds = {**{name: q["calibrated"]["P50"] for name, q in quantiles.items()}, **baselines}
+    scores = score_roles(y, preds, split.masks)
+    coverage = {name: coverage_summary(y, q, split.masks, ensembles[name]) for name, q in quantiles.items()}
+    selected = min(ensembles, key=lambda n: scores["validation"][n]["rmse"])
+    ensembles[selected].save(out / "ensemble")
+    ensembles[selected].first.save(out / "model", overwrite=True)
+    metrics = _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, preds, seconds, selected, notes,
+                       attribution)
+    metrics["seconds_total"] = time.perf_counter() - t_start
+    write_json(out / "metrics.json", metrics)
+    write_json(out / "config.json", _config(title, wm, cw, split, ensembles, log_perm_curve, config, attribution))
+    write_csv(out / "predictions.csv", _frame(cw, split, first, preds, quantiles))
+    core_figures(out, cw, split, first, quantiles, coverage, ensembles[selected], selected,
+                 baselines.get(log_perm_name(log_perm_curve)) if log_perm_curve else None,
+                 log_perm_name(log_perm_curve) if log_perm_curve else None, reference_shifts, title)
+    for line in summary_lines(metrics):
+        echo(line)
+    if report:
+        from ..report import write_report
+
+        write_report(out)
+    return metrics
+
+
+def _core_model(wm: WellModel, target: str) -> WellModel:
+    """A copy of ``wm`` that learns the core permeability curve ``target``."""
+    return WellModel(wm.inputs, target, log_target=wm.log_target, window=wm.window, stride=wm.stride,
+                     positions=wm.positions, model=wm.model, floor_mD=wm.floor_mD)
+
+
+def _echo_data(echo, cw, split) -> None:
+    if cw.match is not None:
+        echo(str(cw.match))
+    echo(str(cw.on_log.report))
+    for note in cw.notes:
+        echo(f"note: {note}")
+    echo(f"plugs ({split.rule}): " + "; ".join(f"{role} {split.describe(role)}" for role in ROLES))
+
+
+def _without_held_out(cw, split, curve: str):
+    """The cored log for pretraining: ``curve`` blanked over each validation and test core's depth span.
+
+    The log-derived curve may have been calibrated on these very cores; blanking their spans keeps
+    every trace of the held-out plugs out of training.
+    """
+    keep = np.ones(len(cw.log), dtype=bool)
+    labels = cw.run_of_sample
+    for role in ("validation", "test"):
+        for run in split.cores[role]:
+            d = cw.log.depth[split.masks[role] & np.array([lab == run for lab in labels])]
+            keep &= ~((cw.log.depth >= d.min()) & (cw.log.depth <= d.max()))
+    return masked_target(cw.log, str(curve).upper(), keep)
+
+
+def _fit_variants(out: Path, wm, logs, pretrain_logs, curve, n_members, seeds, pretrain_epochs, engine, echo):
+    """The core-only ensemble and, with pretraining logs, the pretrained + fine-tuned one; fit times."""
+    seconds = {}
+    t0 = time.perf_counter()
+    echo(f"training {n_members} transformers on the core plugs ...")
+    ensembles = {TRANSFORMER: fit_ensemble(wm, [logs["train"]], [logs["validation"]], folder=out / "ensembles" / "core",
+                                           n_members=n_members, seeds=seeds, engine=engine)}
+    seconds[TRANSFORMER] = time.perf_counter() - t0
+    if pretrain_logs:
+        t0 = time.perf_counter()
+        echo(f"pretraining {n_members} transformers on {str(curve).upper()} over {len(pretrain_logs)} well(s), "
+             "then fine-tuning them on the core plugs ...")
+        ensembles[FINETUNED] = fit_pretrained_ensemble(
+            wm, pretrain_logs, curve, [logs["train"]], [logs["validation"]], folder=out / "ensembles" / "pretrained",
+            n_members=n_members, seeds=seeds, engine=engine, pretrain_epochs=pretrain_epochs)
+        seconds[FINETUNED] = time.perf_counter() - t0
+    return ensembles, seconds
+
+
+def _member_rmse(y, members, mask) -> list:
+    return [regression_metrics(y[mask], m[mask])["rmse"] for m in members]
+
+
+def _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, preds, seconds, selected, notes,
+             attribution) -> dict:
+    unit = "log10 mD" if wm.log_target else "mD"
+    every = np.isfinite(y) & np.all([np.isfinite(p) for p in preds.values()], axis=0)
+    params = {name: int(ens.first.model_.network_.num_parameters()) for name, ens in ensembles.items()}
+    params.update({"core poro-perm transform": 2, "log poro-perm transform": 2, "training mean": 1})
+    table = {name: {**m, "parameters": params.get(name), "train_s": seconds.get(name)}
+             for name, m in scores["test"].items()}
+    metrics = {
+        "title": title,
+        "units": {"rmse": unit, "mae": unit, "r2": "dimensionless", "train_s": "s"},
+        "comparison": {"split": f"held-out {split.describe('test')}", "models": list(ensembles), "table": table,
+                       "note": (f"Scored only at plug depths: the {split.counts()['test']} test plugs where every "
+                                "model has a prediction. The transformers' values are their ensembles' P50 (mean of "
+                                f"{len(next(iter(ensembles.values())))} members). train_s: wall-clock fit time on this "
+                                "machine (ensembles: all members; pretrained: pretraining included). The settings "
+                                "are fixed in code (the transformer's defaults, the seeds, the split rule, the tree "
+                                "settings), not chosen on these plugs; the ensemble saved for predict is the one with "
+                                "the lower validation RMSE.")},
+        "validation_table": scores["validation"],
+        "train_table": scores["train"],
+        "coverage": coverage,
+        "members": {name: {"seeds": ens.info.get("seeds"), "test_rmse": _member_rmse(
+            y, members[name], split.masks["test"] & every)} for name, ens in ensembles.items()},
+        "selected": {"model": selected, "by": "lowest validation RMSE"},
+        "split": split.to_dict(),
+        "depth_shifts": None if cw.match is None else cw.match.to_dict(),
+        "merge": cw.on_log.report.to_dict(),
+        "seconds": seconds,
+    }
+    metrics["verdict"] = verdict_lines(metrics)
+    if notes or cw.notes:
+        metrics["notes"] = [*cw.notes, *notes]
+    if attribution:
+        metrics["attribution"] = attribution
+    return metrics
+
+
+def _config(title, wm, cw, split, ensembles, curve, config, attribution) -> dict:
+    first = next(iter(ensembles.values()))
+    cfg = {"title": title, "well_model": first.first.to_dict(), "model": first.first.model_.get_params(),
+           "ensemble": {"members": len(first), "seeds": first.info.get("seeds")},
+           "core": {"source": cw.table.source, "columns": cw.table.columns, "porosity_unit_read":
+                    cw.table.porosity_unit_read, "depth_unit": cw.table.depth_unit},
+           "train_wells": [{"name": cw.log.name, "source": cw.log.source}], "split": split.to_dict(),
+           "log_permeability_curve": curve}
+    pre = ensembles.get(FINETUNED)
+    if pre is not None:
+        cfg["pretraining"] = {k: v for k, v in pre.info["pretrained"].items() if k != "members"}
+    cfg.update(config or {})
+    if attribution:
+        cfg["attribution"] = attribution
+    return cfg
+
+
+def _frame(cw, split, wm, preds, quantiles):
+    """predictions.csv: one row per log sample; the plug's core run and role; every model; P10/P50/P90."""
+    import pandas as pd
+
+    unit = "log10_mD" if wm.log_target else "mD"
+    role = np.full(len(cw.log), "", dtype=object)
+    for r in ROLES:
+        role[split.masks[r]] = r
+    frame = {"well": cw.log.name, "depth": cw.log.depth, "core_run": [("" if v is None else str(v))
+                                                                      for v in cw.run_of_sample], "role": role}
+    for m in wm.input_names:
+        frame[m] = cw.log.curve(m)
+    frame[f"{cw.target}_observed_{unit}"] = wm.target_values(cw.log)
+    for name, p in preds.items():
+        frame[f"{_column(name)}_{unit}"] = p
+    for name, q in quantiles.items():
+        for key in ("P10", "P50", "P90"):
+            frame[f"{_column(name)}_{key}_{unit}"] = q["calibrated"][key]
+        for key in ("P10", "P90"):
+            frame[f"{_column(name)}_{key}_uncalibrated_{unit}"] = q["uncalibrated"][key]
+    return pd.DataFrame(frame)
+
+
+def _column(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_").replace("__", "_")
+
+
+def summary_lines(metrics: dict) -> list:
+    """The plain-text summary the CLI prints: the test table, the verdict and the coverage."""
+    from .tables import _num
+
+    unit = metrics["units"]["rmse"]
+    comp = metrics["comparison"]
+    lines = [f"{metrics['title']} -- {comp['split']}, RMSE/MAE in {unit}",
+             f"  {'model':<38}{'RMSE':>12}{'MAE':>12}{'R2':>12}{'n':>6}{'train s':>10}"]
+    for name, r in comp["table"].items():
+        lines.append(f"  {name:<38}{_num(r['rmse'])}{_num(r['mae'])}{_num(r['r2'])}{r['n']:>6}"
+                     f"{_num(r.get('train_s'), 10, 2, 'f')}")
+    lines += metrics["verdict"]
+    for name, c in metrics["coverage"].items():
+        t = c["test"]
+        lines.append(f"P10-P90 coverage of the {name} on the {comp['split']}: {t['before']['coverage']:.0%} before "
+                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; scale {c['scale']:.3g} "
+                     f"fitted on {c['calibration']['n']} validation values)")
+    return lines

@@ -1,0 +1,127 @@
+"""What a core run says: coverage before and after calibration, the verdict in words, its figures.
+
+Small functions of the run's arrays and metrics, used by :func:`~glassformer.wells.run_core_experiment`:
+:func:`coverage_summary` (the P10-P90 interval's coverage per role, before and after the
+conformal scale, and the coverage curve on the test plugs), :func:`verdict_lines` (which model
+wins on the test plugs, and whether pretraining helped, said in words) and :func:`core_figures`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .intervals import NOMINAL, coverage_curve, interval_coverage
+
+__all__ = ["core_figures", "coverage_summary", "verdict_lines"]
+
+LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def coverage_summary(y, q: dict, masks: dict, ens) -> dict:
+    """Coverage of P10-P90 on the validation and test plugs, before and after calibration.
+
+    ``q``: ``{"calibrated": quantiles, "uncalibrated": quantiles}`` of one ensemble over the log;
+    ``masks``: role -> bool (n_samples,).  Returns ``{"nominal", "scale", "calibration",
+    "validation": {"before", "after"}, "test": {"before", "after"}, "curve_test"}``.
+    """
+    out = {"nominal": NOMINAL, "scale": ens.scale,
+           "calibration": None if ens.calibration is None else ens.calibration.to_dict()}
+    for role in ("validation", "test"):
+        yy = np.where(masks[role], y, np.nan)
+        out[role] = {when: interval_coverage(yy, q[key]["P10"], q[key]["P90"])
+                     for when, key in (("before", "uncalibrated"), ("after", "calibrated"))}
+    yy = np.where(masks["test"], y, np.nan)
+    mean, sd = q["calibrated"]["mean"], q["calibrated"]["sd"]
+    before = coverage_curve(yy, mean, sd, LEVELS)
+    after = coverage_curve(yy, mean, sd, LEVELS, scale=ens.scale)
+    out["curve_test"] = {"nominal": list(LEVELS), "before": before["empirical"], "after": after["empirical"],
+                         "n": before["n"]}
+    return out
+
+
+def _best(table: dict, names) -> tuple:
+    rows = [(r["rmse"], n) for n, r in table.items() if n in names and r.get("rmse") is not None]
+    return min(rows) if rows else (None, None)
+
+
+def verdict_lines(metrics: dict) -> list:
+    """Sentences on the test plugs: each transformer against the best baseline, and pretraining against none."""
+    comp = metrics["comparison"]
+    table, models, unit = comp["table"], comp["models"], metrics["units"]["rmse"]
+    base_rmse, base = _best(table, [n for n in table if n not in models])
+    lines = []
+    for name in models:
+        rmse = table[name]["rmse"]
+        if rmse is None or base is None:
+            continue
+        if base_rmse < rmse:
+            lines.append(f"On the {comp['split']}, the {name}'s RMSE is {rmse:.3f} {unit} and the {base}'s is "
+                         f"{base_rmse:.3f}: a baseline is better than the {name}.")
+        else:
+            lines.append(f"On the {comp['split']}, the {name} has the lowest RMSE, {rmse:.3f} {unit}, against "
+                         f"{base_rmse:.3f} for the best baseline, the {base}.")
+    if len(models) > 1 and all(table[n]["rmse"] is not None for n in models[:2]):
+        core, pre = (table[n]["rmse"] for n in models[:2])
+        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {core:.3f} for training "
+                     f"on the core alone; pretraining {'helped' if pre < core else 'did not help'} on the test plugs.")
+    return lines
+
+
+def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference, title):
+    """depth_match, core_on_log, interval_vs_depth, coverage, loss and the core crossplot into ``out/figures``."""
+    from .. import plots
+    from ..runs import write_figures
+
+    extra = {"interval_vs_depth": lambda: _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title),
+             "coverage": lambda: _coverage_figure(coverage, title)}
+    if cw.match is not None:
+        extra["depth_match"] = lambda: plots.plot_depth_match(cw.match, reference=reference)
+        curve = cw.match.curve
+        shifted = cw.table.shifted(cw.match)
+        extra["core_on_log"] = lambda: plots.plot_core_on_log(
+            cw.log.depth, cw.log.curve(curve), cw.table.depth, cw.table.porosity, shifted_depth=shifted.depth,
+            run=cw.table.run_labels, curve=curve, depth_unit=cw.log.depth_unit)
+    k = np.asarray(cw.log.curve(cw.target), dtype=float)
+    write_figures(out, history=ens.first.model_.history_, extra=extra, depth_unit=cw.log.depth_unit,
+                  title=f"{title}, {selected} (member 1)")
+    if cw.porosity is not None:
+        plug = np.isfinite(k)
+        write_figures(out, porosity=np.asarray(cw.log.curve(cw.porosity))[plug],
+                      permeability=np.where(k > 0, k, np.nan)[plug], depth_unit=cw.log.depth_unit,
+                      title=f"core plugs on the log, {cw.target} against {cw.porosity},")
+
+
+def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
+    from .. import plots
+    from ..plots._common import _new_figure
+
+    names = list(quantiles)
+    fig = _new_figure((4.6 * len(names) + 0.6, 8.5))
+    axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+    roles = np.full(len(cw.log), "", dtype=object)
+    for role in ("train", "validation", "test"):
+        roles[split.masks[role]] = role
+    observed = np.where(roles != "", wm.target_values(cw.log), np.nan)
+    for ax, name in zip(axes, names):
+        q = quantiles[name]["calibrated"]
+        plots.plot_interval_vs_depth(cw.log.depth, q["P10"], q["P50"], q["P90"], observed=observed, roles=roles,
+                                     curves={log_perm_label: log_perm} if log_perm is not None else None,
+                                     quantity=f"{cw.target}", unit="log10 mD" if wm.log_target else "mD",
+                                     depth_unit=cw.log.depth_unit, ax=ax, title=f"{name}\ncalibrated P10-P90")
+    fig.suptitle(f"{title}: core permeability against depth")
+    return fig
+
+
+def _coverage_figure(coverage, title, where="test plugs"):
+    from .. import plots
+    from ..plots._common import _new_figure
+
+    fig = _new_figure((5.2 * len(coverage) + 0.4, 5.0))
+    axes = fig.subplots(1, len(coverage), squeeze=False)[0]
+    for ax, (name, c) in zip(axes, coverage.items()):
+        curve = c["curve_test"]
+        plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
+                                               f"after calibration (x{c['scale']:.3g})": curve["after"]},
+                            n=curve["n"], ax=ax, title=f"{name}\n{where}")
+    fig.suptitle(f"{title}: coverage of the ensemble's intervals")
+    return fig
