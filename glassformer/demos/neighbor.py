@@ -48,14 +48,14 @@ CHAPTER_MSE = demonstration_2()["printed_mean_batch_mse"]
 
 
 def prepare_data():
-    """``X_train (800, 7, 1), y_train, X_test (200, 7, 1), y_test`` exactly as the seed."""
+    """``X_train (800, 7, 1), y_train, X_test (200, 7, 1), y_test`` exactly as the chapter builds them."""
     X, y = neighbor_dataset(n_sequences=1000, seq_length=7, noise_std=0.01, seed=42)
     tr, te = split_by_sequence(len(X), 0.8, seed=42)
     return X[tr], y[tr], X[te], y[te]
 
 
 def train(epochs: int = 1000, *, print_every: int | None = 20, echo: Callable = print, progress: bool = False):
-    """Train the seed's model on the seed's split; returns ``(model, X_train, y_train, X_test, y_test)``."""
+    """Train the chapter's model on the chapter's split; returns ``(model, X_train, y_train, X_test, y_test)``."""
     Xtr, ytr, Xte, yte = prepare_data()
     model = SequenceRegressor.chapter_model(epochs=epochs, batch_size=32, lr=0.3, progress=progress)
     cbs = [PrintLoss(print_every, "Epoch {epoch1:4d}/{epochs} | Mean batch MSE: {loss:.6f}", offset=1, echo=echo)] \
