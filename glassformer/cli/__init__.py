@@ -8,6 +8,7 @@ train     :mod:`.train`
 predict   :mod:`.predict`
 compare   :mod:`.compare`
 cv        :mod:`.cv` (blind-well cross-validation)
+sweep     :mod:`.sweep`
 report    :func:`glassformer.report.report_command`
 check     :func:`glassformer.selftest.check_command`
 ========  ==================================================================
@@ -78,9 +79,10 @@ def _register_commands() -> None:
     from .cv import cv
     from .demo import demo
     from .predict import predict
+    from .sweep import sweep
     from .train import train
 
-    for command in (demo, train, predict, compare, cv, report_command, check_command):
+    for command in (demo, train, predict, compare, cv, sweep, report_command, check_command):
         cli.add_command(command)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ..errors import InputError
+from ..parallel import engine_from_click, engine_options
 from .options import (GreedyCommand, dataset_from_options, implied_d_model, input_names, positional_names,
                       positional_options, well_options)
 
@@ -40,9 +41,10 @@ from .options import (GreedyCommand, dataset_from_options, implied_d_model, inpu
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
+@engine_options
 def compare(demo_name, data, manifest, train_depth, test_depth, test_data, aliases, validation_split, validation_data,
             inputs, target, log_target, window, stride, epochs, hidden_size, positional, wavelengths, n_seeds, out,
-            overwrite, progress):
+            overwrite, progress, jobs, scheduler):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 
     Random forest and gradient boosting (with and without depth context) are scored beside them.
@@ -50,6 +52,10 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
     training loop and the same seeds.  Writes a run folder whose metrics.json and report.html hold
     the table (RMSE, MAE, R², parameters, fit time in s; mean ± sd over --seeds; per test well)
     and whose figures/prediction_vs_depth*.png show the models against depth, one per test well.
+
+    With --data, each seed is one task: --jobs N or --scheduler local|tcp://HOST:PORT fits the
+    seeds in parallel, with results identical to a serial run; every seed's model is kept (the
+    first in OUT/model, the others in OUT/seeds/seed_<seed>).
     """
     from ..runs import check_out_folder
     from ..wells import seed_list
@@ -58,6 +64,8 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
     if demo_name:
         if data or manifest:
             raise InputError("give either --demo or --data / --manifest, not both")
+        if jobs or scheduler:
+            raise click.UsageError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
         if positional != "sinusoidal" or wavelengths:
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
         from . import plugins
@@ -72,12 +80,12 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
     wells = dict(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth, test_data=test_data,
                  val_data=validation_data, aliases=aliases)
     _compare_wells(wells, input_names(inputs), target, log_target, validation_split, window, stride, epochs or 30,
-                   hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress)
+                   hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress, (jobs, scheduler))
     click.echo(f"Wrote {out}")
 
 
 def _compare_wells(wells, names, target, log_target, validation, window, stride, epochs, hidden_size, positional,
-                   wavelengths, seeds, out, progress) -> None:
+                   wavelengths, seeds, out, progress, engine_choice=(None, None)) -> None:
     from sklearn.base import clone
 
     from ..data.volve import ATTRIBUTION, is_volve
@@ -96,8 +104,9 @@ def _compare_wells(wells, names, target, log_target, validation, window, stride,
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
     everything = [*ds.train, *ds.val, *ds.test]
     config = {k: (list(map(str, v)) if isinstance(v, tuple) else v) for k, v in wells.items()}
-    compare_wells(out, ds.train, test_logs, inputs=names, target=target, log_target=log_target, window=window,
-                  stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=ds.boundary,
-                  attribution=ATTRIBUTION if any(map(is_volve, everything)) else None, model=model,
-                  progress=progress, echo=click.echo, val_logs=ds.val, validation=validation,
-                  config={**config, "curves_used": ds.curves_used})
+    with engine_from_click(*engine_choice) as engine:
+        compare_wells(out, ds.train, test_logs, inputs=names, target=target, log_target=log_target, window=window,
+                      stride=stride, epochs=epochs, seeds=seeds, hidden_size=hidden_size, boundary=ds.boundary,
+                      attribution=ATTRIBUTION if any(map(is_volve, everything)) else None, model=model,
+                      progress=progress, echo=click.echo, val_logs=ds.val, validation=validation, engine=engine,
+                      config={**config, "curves_used": ds.curves_used})

@@ -18,8 +18,7 @@ import click
 
 from ..errors import InputError
 
-__all__ = ["check_core_use", "core_options", "load_ensemble", "quantile_columns", "run_core_command",
-           "run_ensemble_command", "transformer_from_options"]
+__all__ = ["check_core_use", "core_options", "run_core_command", "run_ensemble_command", "transformer_from_options"]
 
 #: Run-number columns looked for when ``--core-run`` is left at "auto" (compared without case).
 RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
@@ -246,34 +245,3 @@ def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundar
                             boundary=boundary, echo=echo, config=cfg,
                             attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
     echo(f"Wrote {opts['out']}")
-
-
-def load_ensemble(model_dir):
-    """The deep ensemble of a run folder or ensemble folder, or None when it holds a single model."""
-    from ..wells import DeepEnsemble
-    from ..wells.ensemble import find_ensemble
-
-    found = find_ensemble(model_dir)
-    return None if found is None else DeepEnsemble.load(found.parent)
-
-
-def quantile_columns(cols: dict, units: dict, wm, quantiles: dict, ens) -> tuple:
-    """``predict``'s columns with ``<TARGET>_P10``, ``_P50``, ``_P90`` (mD; ``_LOG10`` beside them for a log target).
-
-    Returns ``(cols, units, descriptions)``, new dicts.
-    """
-    import numpy as np
-
-    cols, units = dict(cols), dict(units)
-    about = {k: f"glassformer prediction, the P50 of an ensemble of {len(ens)}" for k in cols if k != "DEPTH"}
-    state = f"calibrated, scale {ens.scale:.3g}" if ens.calibration is not None else "uncalibrated"
-    for key in ("P10", "P50", "P90"):
-        name = f"{wm.target_name}_{key}"
-        values = quantiles[key]
-        if wm.log_target:
-            cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = values, "log10 mD"
-            about[f"{name}_LOG10"] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
-            values = np.power(10.0, values)
-        cols[name], units[name] = values, "mD"
-        about[name] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
-    return cols, units, about

@@ -1,111 +1,162 @@
-"""``glassformer predict``: a permeability log for a well, from a model ``glassformer train`` wrote.
-
-The well is checked against what the model was trained on before anything is predicted
-(:func:`glassformer.wells.check_inputs`): an input in a unit of another kind (porosity in % for a
-model trained on v/v) or a depth unit other than that of a depth-position model is refused; a
-different sample step is warned about; samples whose inputs lie outside the training range are
-flagged in a curve ``<TARGET>_OOR`` and counted.
-"""
+"""``glassformer predict``: a permeability log for a well, or for every well of a field, from a model
+``glassformer train`` wrote.  Both forms call :func:`glassformer.wells.prediction.predict_file`."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from ..errors import InputError
-from .options import parse_interval
+from ..parallel import engine_from_click, engine_options
+from .options import GreedyCommand, parse_interval
 
 
-@click.command("predict")
+class PredictCommand(GreedyCommand):
+    """``--data`` takes several files or patterns: ``--data wells/*.las more.las`` (the shell's expansion too)."""
+
+    greedy = ("--data",)
+    examples = {"--data": "well file or pattern, e.g. --data 'wells/*.las'"}
+
+
+@click.command("predict", cls=PredictCommand)
 @click.option("--model", "model_dir", required=True, type=click.Path(exists=True, file_okay=False),
               help="A run folder written by `glassformer train` (or its model/ sub-folder).")
-@click.option("--data", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Well file (.las or .csv) holding the model's input curves.")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="Output file: .csv (depth + prediction columns) or .las (input curves + prediction).")
+@click.option("--data", "data", required=True, multiple=True, metavar="FILE|PATTERN ...",
+              help="Well file(s) (.las or .csv) holding the model's input curves; glob patterns such as "
+                   "'wells/*.las' are expanded by glassformer (quoted or not). Repeatable.")
+@click.option("--out", default=None, type=click.Path(dir_okay=False),
+              help="Output file of a single well: .csv (depth + prediction columns) or .las (input curves + "
+                   "prediction).")
+@click.option("--out-dir", default=None, type=click.Path(file_okay=False),
+              help="Batch: one output per well (<file stem>.las or .csv) plus manifest.csv and manifest.json.")
+@click.option("--format", "fmt", type=click.Choice(["las", "csv"]), default=None,
+              help="Output format of a batch (--out-dir).  [default: las]")
 @click.option("--depth", "depth_range", default=None, help="Only predict TOP:BASE (file depth unit).")
 @click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
-              help="Use CURVE where the well lacks the model's input NAME, e.g. --alias PHIF=PHIE; repeatable.")
+              help="Use CURVE where a well lacks the model's input NAME, e.g. --alias PHIF=PHIE; repeatable "
+                   "(common mnemonics such as PHIE for PHIF are tried too).")
 @click.option("--depth-unit", type=click.Choice(["m", "ft"]), default=None,
-              help="Convert the well's depths to this unit before predicting (ft x 0.3048 = m); needed when the "
+              help="Convert the wells' depths to this unit before predicting (ft x 0.3048 = m); needed when the "
                    "model uses depth positions in another unit. The output keeps the file's depths.")
-@click.option("--overwrite", is_flag=True, help="Replace --out if it exists (never replaced otherwise).")
-def predict(model_dir, data, out, depth_range, aliases, depth_unit, overwrite):
-    """Predict the target log of a well with a trained model.
+@click.option("--overwrite", is_flag=True, help="Replace existing outputs (never replaced otherwise).")
+@click.option("--resume", is_flag=True,
+              help="Batch: finish an interrupted batch in --out-dir, skipping the wells already written.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Batch: progress bar on stderr.")
+@engine_options
+def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, overwrite, resume, progress, jobs,
+            scheduler):
+    """Predict the target log of a well, or of many wells, with a trained model.
 
-    Writes one prediction per depth sample (NaN where an input is missing), in mD (and log10 mD
-    when the model was trained with --log-target), and a flag curve <TARGET>_OOR: 1 where an
-    input lies outside its training range (0.5-99.5 percentiles), 0 inside.  A run trained with
+    Writes one prediction per depth sample (NaN where an input is missing), in mD
+    (and log10 mD when the model was trained with --log-target).  A run trained with
     --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
-    Exits with status 2 when an input's unit contradicts the model's (e.g. porosity in % for a
-    v/v model).
+    Each well is checked first: an input in a unit of another kind than the model's (porosity
+    in % for a v/v model) is refused, a different sample step is warned about, and every depth
+    whose inputs lie outside the training range (0.5-99.5 percentiles) is flagged in a curve
+    <TARGET>_OOR (1 outside, 0 inside) and counted.
+
+    \b
+    One well:    glassformer predict --model RUN --data W.las --out W_pred.las
+    Many wells:  glassformer predict --model RUN --data 'wells/*.las' --out-dir OUT [--jobs 2]
+
+    A batch writes each well's output atomically and a manifest (well, file, output, samples,
+    samples predicted, samples flagged out of range, seconds, status, error).  A bad file never
+    stops it: its row says why and the other wells are written.  --resume finishes an interrupted
+    batch; --jobs N or --scheduler local|tcp://HOST:PORT runs the wells in parallel, with outputs
+    identical to a serial run.
+
+    \b
+    Exit status:
+      0  every well was predicted
+      2  usage error (bad option, a pattern matching no file, an unreadable model,
+         an unreachable scheduler); nothing was predicted
+      3  the batch ran but some wells failed (their manifest rows say why)
+      1  the system failed (e.g. disk full); files written so far are complete
+      130  interrupted (Ctrl-C); finish the batch with --resume
     """
-    import numpy as np
+    from ..wells.batch import expand_inputs
 
-    from ..data import read_well, with_requested_names
-    from ..wells import WellModel, check_inputs
-    from .core import load_ensemble
+    depth = parse_interval(depth_range, "--depth") if depth_range else None
+    if (out is None) == (out_dir is None):
+        raise click.UsageError("give --out FILE (one well) or --out-dir DIR (a batch of wells), not "
+                               + ("both" if out else "neither"))
+    files = expand_inputs(data)
+    checks = {"check": True, "aliases": list(aliases), "depth_unit": depth_unit}
+    if out is not None:
+        _predict_one(model_dir, files, out, depth, overwrite, {"--format": fmt, "--resume": resume, "--jobs": jobs,
+                                                                "--scheduler": scheduler}, checks)
+        return 0
+    return _predict_batch(model_dir, files, out_dir, fmt or "las", depth, overwrite, resume, progress, jobs,
+                          scheduler, checks)
 
-    out = Path(out)
+
+def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) -> None:
+    from ..wells.prediction import predict_file
+
+    given = [name for name, value in batch_only.items() if value]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} apply to a batch (--out-dir DIR), not to --out FILE")
+    if len(files) > 1:
+        raise InputError(f"--out {out} writes one well, but --data names {len(files)} files; use --out-dir DIR "
+                         "for a batch")
+    data, out = files[0], Path(out)
     if out.resolve() == Path(data).resolve() or (out.exists() and out.samefile(data)):
         raise InputError(f"--out {out} would replace the input well --data {data}; choose another output file")
     if out.exists() and not overwrite:
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
-    ens = load_ensemble(model_dir)
-    wm = ens.first if ens is not None else WellModel.load(model_dir)
-    log = read_well(data)
-    if depth_range:
-        log = log.interval(*parse_interval(depth_range, "--depth"))
-    log, used = with_requested_names(log, wm.input_names, list(aliases))
-    check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
-                         window=wm.window)
-    for line in check.notes:
-        click.echo(f"note: {line}")
-    for line in check.warnings:
-        click.echo(f"warning: {line}", err=True)
-    for asked, curve in used.items():
-        if asked != curve:
-            click.echo(f"note: {data}: input {asked} read from curve {curve}")
-    quantiles = ens.predict_quantiles(check.log) if ens is not None else None
-    pred = quantiles["P50"] if ens is not None else wm.predict_log(check.log)
-    _write(out, log, wm, pred, check.out_of_range, quantiles, ens)
-    name = f"{wm.target_name}_PRED"
-    click.echo(f"Wrote {out} (well {log.name}): {int(np.isfinite(pred).sum())} of {len(pred)} depths predicted "
-               f"({name}, mD); "
-               f"{check.summary(wm.target_name)}")
+    name = _prediction_name(model_dir)           # a bad model is reported before the well is read
+    found = []
+
+    def report(check, notes):
+        for line in notes:
+            click.echo(f"note: {line}")
+        for line in check.warnings:
+            click.echo(f"warning: {line}", err=True)
+        found.append(check)
+
+    row = predict_file(model_dir, data, out, depth_range=depth, overwrite=True, on_check=report, **checks)
+    click.echo(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
+               f"({name}, mD); {found[0].summary(name.removesuffix('_PRED'))}")
 
 
-def _write(out: Path, log, wm, pred, flag, quantiles, ens) -> None:
-    """The predictions (quantiles of an ensemble, the flag curve) beside the well's own depths, as CSV or LAS."""
-    import numpy as np
-    import pandas as pd
+def _prediction_name(model_dir) -> str:
+    from ..wells.prediction import load_predictor
 
-    from .. import io
-    from ..data import write_las
-    from .core import quantile_columns
+    return f"{load_predictor(model_dir)[0].target_name}_PRED"
 
-    name = f"{wm.target_name}_PRED"
-    cols, units = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}
-    if wm.log_target:
-        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, "log10 mD"
-        cols[name] = np.power(10.0, pred)
-    else:
-        cols[name] = pred
-    units[name] = "mD"
-    about = {}
-    if quantiles is not None:
-        cols, units, about = quantile_columns(cols, units, wm, quantiles, ens)
-    oor = f"{wm.target_name}_OOR"
-    cols[oor], units[oor] = flag, ""
-    if out.suffix.lower() == ".csv":
-        io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
-        return
-    model = getattr(wm.model_, "source_", None) or type(wm.model_).__name__
-    new = {k: v for k, v in cols.items() if k != "DEPTH"}
-    about = {**{m: "model input" for m in wm.input_names},
-             **{k: f"glassformer prediction (model {model})" for k in new}, **about,
-             oor: "1 = an input outside its training range (0.5-99.5 percentiles), 0 = inside"}
-    write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
+
+def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler,
+                   checks) -> int:
+    from tqdm.auto import tqdm
+
+    from ..wells.batch import EXIT_FAILED, EXIT_OK, execute_batch, plan_batch
+
+    plan = plan_batch(model_dir, files, out_dir, fmt=fmt, depth_range=depth, resume=resume, overwrite=overwrite,
+                      **checks)
+    kept = len(files) - len(plan["jobs"])
+    with engine_from_click(jobs, scheduler) as engine:
+        click.echo(f"Predicting {len(plan['jobs'])} well(s) into {out_dir} on {engine.describe()}"
+                   + (f"; {kept} already done (--resume)" if kept else ""))
+        with tqdm(total=len(plan["jobs"]), unit="well", disable=not progress, file=sys.stderr,
+                  leave=False) as bar:
+            try:
+                rows = execute_batch(plan, engine, on_row=lambda row: bar.update(1))
+            except KeyboardInterrupt:
+                click.echo(f"glassformer: interrupted; the wells finished so far are in {out_dir}/manifest.csv; "
+                           "finish with the same command and --resume", err=True)
+                raise
+    failed = [r for r in rows if r["status"] != "ok"]
+    click.echo(f"Wrote {len(rows) - len(failed)} of {len(rows)} well(s) to {out_dir} (manifest.csv, manifest.json)")
+    flagged = sum(r.get("samples_flagged") or 0 for r in rows if r["status"] == "ok")
+    if flagged:
+        click.echo(f"{flagged} depth(s) have inputs outside the training range: samples_flagged in the manifest, "
+                   "the _OOR curve in each output")
+    for r in failed[:10]:
+        click.echo(f"  failed: {r['error']}", err=True)
+    if len(failed) > 10:
+        click.echo(f"  ... and {len(failed) - 10} more failed wells (see {out_dir}/manifest.csv)", err=True)
+    return EXIT_FAILED if failed else EXIT_OK

@@ -21,10 +21,15 @@ module                 what it holds
 ``core_experiment``    a complete core run folder (``glassformer train --core``)
 ``core_report``        coverage before and after calibration, the verdict in words, the figures
 ``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
+``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
+``batch``              many wells on any engine: one output each, a manifest, ``--resume``
+``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
+``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
+``sweep``              a grid of settings chosen on validation data, then scored once on test
 =====================  ========================================================================
 
-``glassformer train``, ``predict``, ``compare`` and ``cv`` and the well demos are thin layers over this
-package; a Python user does the same with :class:`WellModel` and :func:`run_well_experiment`.
+``glassformer train``, ``predict``, ``compare``, ``cv``, ``sweep`` and the well demos are thin layers
+over this package; a Python user does the same with :class:`WellModel` and :func:`run_well_experiment`.
 """
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean

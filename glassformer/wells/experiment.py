@@ -78,7 +78,7 @@ def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
                         echo: Callable = print, config: dict | None = None, attribution: str | None = None,
                         boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
-                        val_logs: Sequence = ()) -> dict:
+                        val_logs: Sequence = (), engine=None) -> dict:
     """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
 
     Parameters
@@ -93,6 +93,10 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     callbacks : training-loop callbacks of the first seed's transformer (checkpoints, resume).
     boundary : depth drawn between training and forecast on the figures (same-well splits).
     val_logs : validation logs for the networks' early stopping (default: ``wm.validation`` decides).
+    engine : glassformer.parallel.Engine, optional
+        Fit the seeds as tasks on this engine (:func:`glassformer.wells.seeds.fit_seeds`; every
+        seed's model is saved, the others' in ``out/seeds/seed_<seed>``); results equal a serial
+        engine's.  Not with ``callbacks``, which live in this process.  Default: in this process.
 
     Returns
     -------
@@ -109,7 +113,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
                               [(wm.model if wm.model is not None else SequenceRegressor()).random_state])]
     if not seeds:
         raise InputError("seeds: give at least one seed")
-    runs, first = _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo)
+    runs, first = _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo, engine)
     fitted, train_rows, test_rows, train_metrics, test_metrics = first
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
@@ -134,10 +138,18 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     return metrics
 
 
-def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo) -> tuple:
-    """Fit and score one copy of ``wm`` per seed: ``(runs, (first fitted, its rows and metrics))``."""
+def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo, engine=None) -> tuple:
+    """Fit and score one copy of ``wm`` per seed (here, or as tasks on ``engine``):
+    ``(runs, (first fitted, its rows and metrics))``."""
     runs, first = [], None
-    for i, seed in enumerate(seeds):
+    if engine is not None:
+        if callbacks:
+            raise InputError("run_well_experiment: callbacks run in this process; give them without an engine")
+        from .seeds import fit_seeds
+
+        runs, first = fit_seeds(engine, wm, train_logs, test_logs, seeds, out, echo=echo, val_logs=val_logs)
+    in_process = seeds if engine is None else ()          # an engine has fitted them above
+    for i, seed in enumerate(in_process):
         fitted = with_seed(wm, seed)
         if i == 0:
             _fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
@@ -218,7 +230,7 @@ def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, ti
     A, A_depth = wm.attention_window(show)
     phi_all = np.concatenate([np.asarray(g.curve(wm.input_names[0])) for g in train_logs])
     k_all = np.concatenate([np.asarray(g.curve(wm.target_name)) for g in train_logs])
-    names = [n for n in (*wm.models(), *wm.baselines_) if n in DEPTH_FIGURE_MODELS]
+    names = [n for n in DEPTH_FIGURE_MODELS if f"{COLUMN[n]}_{'log10_mD' if wm.log_target else 'mD'}" in rows]
 
     def depth_track(g):
         same = rows[rows["well"] == g.name].drop_duplicates("depth", keep="last").sort_values("depth")
@@ -251,14 +263,16 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
                   stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
                   boundary=None, attribution: str | None = None, config: dict | None = None,
                   overwrite: bool = True, model: SequenceRegressor | None = None, progress: bool = False,
-                  echo: Callable = print, val_logs: Sequence = (), validation: str = "deepest") -> dict:
+                  echo: Callable = print, val_logs: Sequence = (), validation: str = "deepest",
+                  engine=None) -> dict:
     """Train the well transformer and a bidirectional LSTM on the same windows, once per seed, beside the
     tree ensembles, the porosity-permeability transform and the training mean.
 
     ``model``: the transformer (default ``SequenceRegressor()``, the well defaults); both networks
     get ``epochs`` (maximum; early stopping on ``val_logs``, else as ``validation`` says: the
     deepest 10 % of each training interval) and ``progress``.  The LSTM is
-    ``LSTMRegressor(hidden_size=hidden_size)``.  Returns the metrics written to ``out/metrics.json``.
+    ``LSTMRegressor(hidden_size=hidden_size)``.  ``engine``: run the seeds on it (see
+    :func:`run_well_experiment`).  Returns the metrics written to ``out/metrics.json``.
     """
     transformer = clone(model if model is not None else SequenceRegressor()).set_params(epochs=epochs,
                                                                                         progress=progress)
@@ -269,4 +283,4 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
     cfg.update(config or {})
     return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare", echo=echo,
                                boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
-                               config=cfg, val_logs=val_logs)
+                               config=cfg, val_logs=val_logs, engine=engine)

@@ -1,0 +1,266 @@
+"""One well predicted with a saved model: the prediction curves, and the file that holds them.
+
+:func:`predict_file` is the whole job for one well -- load the model folder, read the well, predict,
+write the output atomically -- and returns the well's manifest row.  ``glassformer predict`` calls
+it for its single-file form, and batch prediction maps it over the wells on any engine
+(:mod:`glassformer.wells.batch`); a worker process needs nothing but the paths, because the model
+travels as its ``.npz`` + JSON folder.
+
+Output columns (target ``KLOGH`` as an example): ``KLOGH_PRED`` in mD, and ``KLOGH_PRED_LOG10`` in
+log10 mD when the model was trained with a log10 target; for a deep ensemble (``glassformer train
+--ensemble`` or ``--core``) the prediction is the P50 and ``KLOGH_P10``, ``KLOGH_P50``, ``KLOGH_P90``
+follow (with ``_LOG10`` beside them for a log target); ``KLOGH_OOR`` (1 = at least one input
+outside the training range, 0 = inside) for every model that records its training ranges.
+
+Before anything is predicted the well is checked against the model
+(:func:`glassformer.wells.checks.check_inputs`): curve aliases are resolved, an input in a unit of
+another kind or a depth unit a depth-position model cannot use is refused, a different sample step
+is warned about, and samples outside the training range are flagged.  A CSV holds ``DEPTH`` and
+those columns; a LAS file holds the model's input curves and those curves, with the input well's
+header when it is a LAS file (:func:`glassformer.data.write_las`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError, ShapeError
+
+__all__ = ["OUTPUT_FORMATS", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
+           "write_prediction"]
+
+#: Output file formats, by suffix.
+OUTPUT_FORMATS = ("las", "csv")
+
+
+def load_predictor(model_dir) -> tuple:
+    """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble, the ensemble (else None).
+
+    ``wm`` is the ensemble's first member then (names, units, scalers are the members' own).
+
+    Raises
+    ------
+    ModelFileError
+        No readable model or ensemble in ``model_dir``.
+    """
+    from .ensemble import DeepEnsemble, find_ensemble
+    from .model import WellModel
+
+    found = find_ensemble(model_dir)
+    if found is None:
+        return WellModel.load(model_dir), None
+    ensemble = DeepEnsemble.load(found.parent)
+    return ensemble.first, ensemble
+
+
+def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -> tuple[dict, dict, dict]:
+    """The columns an output file holds for ``log``: ``({name: (n_samples,) array}, {name: unit}, {name: text})``.
+
+    Parameters
+    ----------
+    wm : WellModel
+        Fitted (e.g. :meth:`WellModel.load`).
+    log : WellLog
+        Holds the model's input curves.
+    flags : bool array (n_samples,), optional
+        Samples whose inputs lie outside the training range; written as ``<TARGET>_OOR`` (1/0).
+    ensemble : DeepEnsemble, optional
+        Predict its P50 and add its P10/P50/P90 (see :func:`load_predictor`).
+
+    Returns
+    -------
+    (columns, units, descriptions)
+        ``DEPTH`` (the log's depth unit), ``<TARGET>_PRED_LOG10`` (log10 mD, log-target models
+        only), ``<TARGET>_PRED`` (mD), the quantiles of an ensemble and ``<TARGET>_OOR`` (with
+        ``flags``); NaN where an input is missing.  ``descriptions`` holds the curves that need
+        more than the default text.
+
+    Raises
+    ------
+    CurveNotFoundError
+        An input curve is not in the log (the message names the file and lists its curves).
+    ShapeError
+        ``flags`` is not of shape ``(n_samples,)``.
+    """
+    quantiles = ensemble.predict_quantiles(log) if ensemble is not None else None
+    pred = quantiles["P50"] if quantiles is not None else wm.predict_log(log)      # (n_samples,), model units
+    name = f"{wm.target_name}_PRED"
+    cols, units, about = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}, {}
+    if wm.log_target:
+        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, "log10 mD"
+        cols[name] = np.power(10.0, pred)
+    else:
+        cols[name] = pred
+    units[name] = "mD"
+    if quantiles is not None:
+        cols, units, about = quantile_columns(cols, units, wm, quantiles, ensemble)
+    if flags is not None:
+        flags = np.asarray(flags, dtype=bool)
+        if flags.shape != log.depth.shape:
+            raise ShapeError(f"{log.source or log.name}: the out-of-range flags have shape {flags.shape}, "
+                             f"expected {log.depth.shape}")
+        cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flags.astype(np.float64), ""
+        about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model"
+    return cols, units, about
+
+
+def quantile_columns(cols: dict, units: dict, wm, quantiles: dict, ens) -> tuple:
+    """``cols`` with ``<TARGET>_P10``, ``_P50``, ``_P90`` (mD; ``_LOG10`` beside them for a log target).
+
+    Returns ``(cols, units, descriptions)``, new dicts.
+    """
+    cols, units = dict(cols), dict(units)
+    about = {k: f"glassformer prediction, the P50 of an ensemble of {len(ens)}" for k in cols if k != "DEPTH"}
+    state = f"calibrated, scale {ens.scale:.3g}" if ens.calibration is not None else "uncalibrated"
+    for key in ("P10", "P50", "P90"):
+        name = f"{wm.target_name}_{key}"
+        values = quantiles[key]
+        if wm.log_target:
+            cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = values, "log10 mD"
+            about[f"{name}_LOG10"] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
+            values = np.power(10.0, values)
+        cols[name], units[name] = values, "mD"
+        about[name] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
+    return cols, units, about
+
+
+def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, about: dict | None = None) -> Path:
+    """Write the columns of :func:`prediction_curves` to ``out`` (``.csv`` or ``.las``), atomically.
+
+    A LAS output carries the input well's header (when it came from a LAS file), the model's input
+    curves and the new curves described as ``glassformer prediction (model <model_label>)``, or as
+    ``about`` says.
+
+    Raises
+    ------
+    InputError
+        ``out`` ends neither in ``.csv`` nor in ``.las``.
+    """
+    import pandas as pd
+
+    from .. import io
+    from ..data import write_las
+
+    out = Path(out)
+    suffix = out.suffix.lower()
+    if suffix == ".csv":
+        io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
+    elif suffix == ".las":
+        new = {k: v for k, v in cols.items() if k != "DEPTH"}
+        about = {**{m: "model input" for m in wm.input_names},
+                 **{k: f"glassformer prediction (model {model_label})" for k in new}, **(about or {})}
+        write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
+    else:
+        raise InputError(f"{out}: use a .csv or .las file name for the prediction")
+    return out
+
+
+def manifest_row(path, out, *, well: str = "", samples=None, predicted=None, flagged=None, seconds: float = 0.0,
+                 status: str = "ok", error: str = "") -> dict:
+    """One row of a batch manifest (see :data:`glassformer.wells.batch.MANIFEST_COLUMNS`)."""
+    return {"well": well or Path(path).stem, "file": str(path), "output": str(out) if status == "ok" else "",
+            "samples": samples, "samples_predicted": predicted, "samples_flagged": flagged,
+            "seconds": round(float(seconds), 4), "status": status, "error": error}
+
+
+def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None, overwrite: bool = False,
+                 flag_samples: Callable | None = None, check: bool = True, aliases=(),
+                 depth_unit: str | None = None, on_check: Callable | None = None) -> dict:
+    """Predict the target log of one well file with a saved model and write it to ``out_path``.
+
+    Parameters
+    ----------
+    model_dir : str or Path
+        A run folder written by ``glassformer train`` (or its ``model/`` sub-folder), or a deep
+        ensemble (its run folder or ensemble folder): then the prediction is the P50 and the
+        P10/P50/P90 curves are written too.
+    path : str or Path
+        The well (``.las`` or ``.csv``) holding the model's input curves.
+    out_path : str or Path
+        The output file, ``.las`` or ``.csv`` (written atomically: complete or absent).
+    depth_range : (top, base), optional
+        Predict only this interval (the file's depth unit).
+    overwrite : bool, default False
+        Replace an existing ``out_path``.
+    flag_samples : callable, optional
+        ``flag_samples(wm, log) -> bool array (n_samples,)`` marking samples whose inputs lie
+        outside the model's training range (the ``<TARGET>_OOR`` curve and ``samples_flagged``);
+        a top-level function, so that worker processes can import it.  Without it (and without
+        ``check``) nothing is flagged (``samples_flagged`` is 0 and no flag curve is written).
+    check : bool, default True
+        Check the well against the model first
+        (:func:`~glassformer.wells.checks.check_inputs`): refuse inputs in a unit of another kind
+        and a depth unit a depth-position model cannot use, warn on a different sample step, and
+        flag the samples outside the training ranges (unless ``flag_samples`` is given).
+    aliases : ``["PHIF=PHIE", ...]``, optional
+        With ``check``: curves to use where the well lacks an input (common mnemonics are tried too).
+    depth_unit : {"m", "ft"}, optional
+        With ``check``: convert the well's depths to this unit first (the output keeps the file's).
+    on_check : callable, optional
+        With ``check``: called with ``(InputCheck, notes)`` before the output is written, to report
+        the warnings, notes and counts (``glassformer predict`` prints them).
+
+    Returns
+    -------
+    dict
+        The well's manifest row: ``well`` (the file's well name), ``file``, ``output``,
+        ``samples``, ``samples_predicted`` (finite predictions), ``samples_flagged``, ``seconds``,
+        ``status`` ("ok") and ``error`` ("").
+
+    Raises
+    ------
+    InputError
+        ``out_path`` is the input file, exists without ``overwrite``, or is neither .csv nor .las.
+    ModelFileError
+        No readable model in ``model_dir``.
+    DataFileError, CurveNotFoundError, DepthError
+        The well cannot be read, lacks an input curve, holds an input in a unit of another kind
+        than the model's, has a depth unit a depth-position model cannot use, or ``depth_range``
+        lies outside it (each message names the file).
+    """
+    start = time.perf_counter()
+    from ..data import read_well
+
+    out = Path(out_path)
+    if out.exists() and Path(path).exists() and out.samefile(path) or out.resolve() == Path(path).resolve():
+        raise InputError(f"{out}: would replace the input well {path}; choose another output file")
+    if out.exists() and not overwrite:
+        raise InputError(f"{out}: already exists; pass overwrite=True (--overwrite) to replace it")
+    if out.suffix.lower().lstrip(".") not in OUTPUT_FORMATS:
+        raise InputError(f"{out}: use a .csv or .las file name for the prediction")
+    wm, ensemble = load_predictor(model_dir)
+    log = read_well(path)
+    if depth_range is not None:
+        log = log.interval(*depth_range)
+    found, used = None, log
+    if check:
+        log, found, notes = _checked(wm, log, aliases, depth_unit)
+        used = found.log
+        if on_check is not None:
+            on_check(found, notes)
+    flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
+             found.out_of_range == 1 if found is not None and found.checked else None)
+    cols, units, about = prediction_curves(wm, used, flags, ensemble)
+    cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
+    write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
+                     about)
+    pred = cols[f"{wm.target_name}_PRED"]
+    return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(np.isfinite(pred).sum()),
+                        flagged=0 if flags is None else int(flags.sum()), seconds=time.perf_counter() - start)
+
+
+def _checked(wm, log, aliases, depth_unit) -> tuple:
+    """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked."""
+    from ..data import with_requested_names
+    from .checks import check_inputs
+
+    log, used = with_requested_names(log, wm.input_names, list(aliases or ()))
+    check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
+                         window=wm.window)
+    notes = [*check.notes, *(f"{log.source or log.name}: input {asked} read from curve {curve}"
+                             for asked, curve in used.items() if asked != curve)]
+    return log, check, notes
