@@ -171,7 +171,8 @@ def _run_column(path, option: str):
     return next((c for c in RUN_COLUMNS if c in header), None)
 
 
-def run_core_command(opts: dict, *, names, log_target, model, window, stride, positions, echo=click.echo) -> None:
+def run_core_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
+                     echo=click.echo) -> None:
     """``train --core``: read the well and the core table, then :func:`run_core_experiment` into ``opts['out']``."""
     from ..data import common_depth_unit, read_core, read_well
     from ..data.volve import ATTRIBUTION, is_volve
@@ -204,7 +205,7 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
                         validation_depth=val_depth, n_members=opts["ensemble"] or 5, pretrain_logs=pre,
                         log_perm_curve=opts["log_perm_curve"], pretrain_epochs=opts["pretrain_epochs"],
                         echo=echo, config=cfg, overwrite=True,
-                        attribution=ATTRIBUTION if any(map(is_volve, [log, *pre])) else None)
+                        attribution=ATTRIBUTION if any(map(is_volve, [log, *pre])) else None, engine=engine)
     echo(f"Wrote {opts['out']}")
 
 
@@ -220,7 +221,8 @@ def _one_interval(values, option: str):
     return parse_interval(values[0], option)
 
 
-def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundary, echo=click.echo) -> None:
+def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundary, engine=None,
+                         echo=click.echo) -> None:
     """``train --ensemble K`` without ``--core``: K transformers on the log target, calibrated on validation data."""
     from ..data import read_well
     from ..data.volve import ATTRIBUTION, is_volve
@@ -242,6 +244,6 @@ def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundar
            "validation_depth": opts["validation_depth"]}
     run_ensemble_experiment(opts["out"], train_logs, test_logs, wm, n_members=opts["ensemble"],
                             validation_wells=val_wells, validation_depth=val_depth, whole_logs=logs,
-                            boundary=boundary, echo=echo, config=cfg,
+                            boundary=boundary, echo=echo, config=cfg, engine=engine,
                             attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
     echo(f"Wrote {opts['out']}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import InputError
+from ..parallel import engine_from_click, engine_options
 from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
                       positional_names, well_options)
@@ -47,9 +48,10 @@ from .resume import load_resume, resume_hint, run_signature
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
 @core_options
+@engine_options
 def train(data, manifest, train_depth, test_depth, test_data, aliases, validation_split, inputs, target, log_target,
           window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite,
-          progress, checkpoint_every, resume, **core):
+          progress, checkpoint_every, resume, jobs, scheduler, **core):
     """Train a transformer on well logs and report it beside the baselines.
 
     Each well keeps its own interval (--train-depth WELL=TOP:BASE, or a --manifest); by default a
@@ -67,6 +69,10 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     same on the log target, calibrated on --validation-data or --validation-depth.
 
     \b
+    Members: --jobs N trains the ensemble's members on N worker processes, --scheduler on Dask;
+    each member equals the one a serial run trains.
+
+    \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
     (SIGINT) or SIGTERM saves a checkpoint, prints one line with the command that resumes, and
     exits with status 130 (SIGINT) or 143 (SIGTERM); --resume continues to the same parameters as
@@ -80,11 +86,14 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
 
     ctx = click.get_current_context()
     check_core_use(ctx.params)
+    if (jobs is not None or scheduler is not None) and not (core["core"] is not None or core["ensemble"]):
+        raise InputError("--jobs and --scheduler run the members of an ensemble: use them with --core or --ensemble K")
     if core["core"] is not None:
         check_out_folder(out, overwrite=overwrite)
-        return run_core_command(ctx.params, names=input_names(inputs), log_target=log_target,
-                                model=transformer_from_options(ctx.params), window=window, stride=stride,
-                                positions=positions)
+        with engine_from_click(jobs, scheduler) as engine:
+            return run_core_command(ctx.params, names=input_names(inputs), log_target=log_target,
+                                    model=transformer_from_options(ctx.params), window=window, stride=stride,
+                                    positions=positions, engine=engine)
     if target is None:
         raise click.UsageError("Missing option '--target' (or give --core to learn from core plugs).")
     callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
@@ -111,8 +120,9 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
                    model=model, validation=validation_split)
     if ensemble:
-        return run_ensemble_command(ctx.params, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
-                                    boundary=ds.boundary)
+        with engine_from_click(jobs, scheduler) as engine:
+            return run_ensemble_command(ctx.params, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
+                                        boundary=ds.boundary, engine=engine)
     wells = [*ds.train, *ds.val, *ds.test]
     try:
         run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,

@@ -108,6 +108,17 @@ def test_log_target_ensemble_on_a_blind_well(files, tmp_path):
     rows = pd.read_csv(out / "predictions.csv")
     assert (rows["transformer_P10_log10_mD"] <= rows["transformer_P90_log10_mD"]).all()
     assert (out / "figures" / "interval_vs_depth.png").is_file()
+    parallel = tmp_path / "ens_jobs"                                 # members on two worker processes
+    assert main([*args[:args.index("--out")], "--out", str(parallel), *TINY, "--jobs", "2"]) == 0
+    on_workers = pd.read_csv(parallel / "predictions.csv")
+    pd.testing.assert_frame_equal(on_workers, rows)                  # each member as a serial run trains it
+
+
+def test_jobs_without_an_ensemble_is_refused(files, tmp_path, capsys):
+    args = ["train", "--data", str(files / "well.csv"), "--inputs", "PHIF", "--target", "KLOGH", "--jobs", "2",
+            "--out", str(tmp_path / "run")]
+    assert main(args) == 2
+    assert "--jobs and --scheduler run the members of an ensemble" in _one_error_line(capsys)
 
 
 @pytest.mark.parametrize("extra, message", [
