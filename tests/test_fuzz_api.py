@@ -1,4 +1,4 @@
-"""Hypothesis fuzzing of the public model and data APIs (issue 9).
+"""Hypothesis fuzzing of the public model and data APIs.
 
 Random shapes, dtypes, NaN/inf and masks: each call either raises a documented
 :class:`~glassformer.errors.GlassformerError` or returns finite outputs (NaN only where a documented

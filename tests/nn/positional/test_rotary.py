@@ -51,7 +51,7 @@ def test_rotary_relative_and_norm_preserving():
         rope.rotate(np.ones((5, 6)))
 
 
-# --------------------------------------------------------------------------- B04 / B05 (issue 4)
+# --------------------------------------------------------------------------- B04 / B05
 
 
 def test_the_head_hook_rotates_queries_and_keys_inside_attention():

@@ -1,5 +1,5 @@
-"""The comparison of issue 6 (transformer, LSTM, porosity-permeability transform, training mean) and
-the run folders of every demo (issue 7: report.html in each).
+"""The comparison (transformer, LSTM, porosity-permeability transform, training mean) and
+the run folders of every demo (report.html in each).
 
 Data: Volve field data set, courtesy of Equinor and the Volve licence partners (see
 ../shared/data/real/README.md for the full attribution).

@@ -1,4 +1,4 @@
-"""Wavelength selection by validation (seed 000's suggestion 3) and the geometric schedule (suggestion 2)."""
+"""Wavelengths chosen on validation data, as the chapter suggests, and the geometric schedule."""
 
 from __future__ import annotations
 

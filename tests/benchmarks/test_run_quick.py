@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "benchmarks" / "run.py"
 
 pytest.importorskip("torch", reason="the benchmarks compare with PyTorch (test extra)")

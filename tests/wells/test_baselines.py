@@ -11,7 +11,7 @@ import pytest
 from glassformer.wells import PorosityPermeabilityTransform, TrainingMean, regression_metrics
 from glassformer.errors import InputError, NotReadyError, ShapeError
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "real"
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "real"
 
 
 # --- poro-perm transform ---------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The CLI never shows a raw traceback or loses a file (issue 9).
+"""The CLI never shows a raw traceback or loses a file.
 
 Every bad file of the corpus (tests/fixtures/wells/bad_*), every bad option, and every bad model
 file gives exit status 2 and exactly one line on stderr naming the file/curve/option; disguised
@@ -21,8 +21,8 @@ import pytest
 
 from glassformer.cli import main
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "wells"
-REPO = Path(__file__).resolve().parents[1]
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "wells"
+REPO = Path(__file__).resolve().parents[2]
 BAD = sorted(p.name for p in FIX.glob("bad_*"))
 
 
