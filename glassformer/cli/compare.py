@@ -17,7 +17,7 @@ from .options import (GreedyCommand, dataset_from_options, implied_d_model, inpu
                    "synthetic-wells (100 wells) or real-wells (both Volve splits).")
 @well_options
 @click.option("--validation-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Whole wells on which the networks' early stopping is measured (default: the deepest 10 %% of "
+              help="Whole wells on which the networks' early stopping is measured (default: the deepest 10 % of "
                    "each training interval).")
 @click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
 @click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")

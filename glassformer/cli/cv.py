@@ -29,20 +29,25 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
 @click.option("--stride", default=None, type=click.IntRange(1), help="Step between training windows [default T/2].")
 @click.option("--epochs", default=30, show_default=True, type=click.IntRange(1),
-              help="Maximum epochs of both networks (early stopping on the deepest 10 %% of each training well).")
+              help="Maximum epochs of both networks (early stopping on the deepest 10 % of each training well).")
+@click.option("--d-model", default=16, show_default=True, type=click.IntRange(1), help="Transformer width d_model.")
+@click.option("--heads", default=2, show_default=True, type=click.IntRange(1), help="Attention heads.")
+@click.option("--layers", default=1, show_default=True, type=click.IntRange(1), help="Encoder layers.")
+@click.option("--lr", default=3e-3, show_default=True, type=click.FloatRange(0, min_open=True),
+              help="Adam learning rate of both networks.")
 @click.option("--hidden-size", default=16, show_default=True, type=click.IntRange(1),
               help="LSTM hidden size per direction (bidirectional).")
 @click.option("--lstm/--no-lstm", default=True, show_default=True, help="Train the bidirectional LSTM too.")
 @click.option("--validation-split", type=click.Choice(["deepest", "none"]), default="deepest", show_default=True,
-              help="Early stopping on the deepest 10 %% of each training well, or none (the training loss).")
+              help="Early stopping on the deepest 10 % of each training well, or none (the training loss).")
 @click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
               help="Seeds per fold (42, 0, 1, ...); records average over them.")
 @engine_options
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, window, stride, epochs, hidden_size, lstm,
-       validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
+def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, window, stride, epochs, d_model, heads, layers,
+       lr, hidden_size, lstm, validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
     """Cross-validate on blind wells: every well is predicted by models trained on the others.
 
     Leave-one-well-out by default (--folds K for grouped K-fold).  In every fold the transformer,
@@ -52,6 +57,8 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, wind
     per fold, well and model, per-well and pooled metrics), predictions.csv, figures/per_well.png
     and report.html into --out.
     """
+    from sklearn.base import clone
+
     from ..data.volve import ATTRIBUTION, is_volve
     from ..models import LSTMRegressor, SequenceRegressor
     from ..parallel import engine_from_click
@@ -72,11 +79,15 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, wind
     too_short = [g.name for g in wells if len(g) < window]
     if too_short:
         raise InputError(f"--window {window}: longer than the interval of {', '.join(too_short)}")
+    model = SequenceRegressor(d_model=d_model, num_heads=heads, num_layers=layers, lr=lr, epochs=epochs,
+                              progress=progress)
+    clone(model).build_network(len(names))                 # a width the heads cannot split fails here, not in a fold
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, validation=validation_split,
-                   model=SequenceRegressor(epochs=epochs, progress=progress),
-                   lstm=LSTMRegressor(hidden_size=hidden_size, epochs=epochs, progress=progress) if lstm else None)
+                   model=model,
+                   lstm=LSTMRegressor(hidden_size=hidden_size, lr=lr, epochs=epochs, progress=progress) if lstm else None)
     config = {"data": [str(p) for p in data], "manifest": manifest, "depth": list(depth), "aliases": list(aliases),
-              "curves_used": ds.curves_used, "epochs": epochs}
+              "curves_used": ds.curves_used, "epochs": epochs,
+              "transformer": {"d_model": d_model, "num_heads": heads, "num_layers": layers, "lr": lr}}
     with engine_from_click(jobs, scheduler) as engine:
         cross_validate(out, wells, wm, n_folds=n_folds, seeds=seed_list(n_seeds), engine=engine, echo=click.echo,
                        config=config, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None, overwrite=True)

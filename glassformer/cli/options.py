@@ -206,7 +206,7 @@ def well_options(command):
                           "are written to config.json (predict also tries common mnemonics such as PHIE for PHIF)."),
         click.option("--validation-split", type=click.Choice(["deepest", "none"]), default="deepest",
                      show_default=True,
-                     help="Early stopping without --validation-data: on the deepest 10 %% of each training interval "
+                     help="Early stopping without --validation-data: on the deepest 10 % of each training interval "
                           "(never windows that overlap training windows), or none (the training loss)."),
     ]):
         command = decorator(command)

@@ -108,4 +108,6 @@ def test_cv_refuses_one_well_and_bad_fold_counts(shared_data, tmp_path, capsys):
     two = [a for f in list(FILES.values())[1:] for a in ("--data", str(shared_data / "real" / f))]
     assert main([*base, *two, "--folds", "3"]) == 2
     assert "--folds must be between 2 and the number of wells (2), got 3" in capsys.readouterr().err
+    assert main([*base, *two, "--d-model", "5", "--heads", "2"]) == 2          # refused before any fold runs
+    assert "d_model (5) must be divisible by num_heads (2)" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()

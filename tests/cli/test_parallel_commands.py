@@ -1,4 +1,4 @@
-"""`glassformer sweep` and `glassformer compare --seeds` on a Dask cluster equal their serial runs.
+"""`glassformer sweep`, `compare --seeds`, `cv` and `train --ensemble` on a Dask cluster equal their serial runs.
 
 One real ``LocalCluster`` (2 process workers on 127.0.0.1, one thread each) is started for the
 module and handed to the commands as ``--scheduler tcp://HOST:PORT``, as a user's own cluster
@@ -105,6 +105,46 @@ def test_compare_seeds_on_a_cluster_equal_the_serial_run(cluster, well, tmp_path
     predictions = [(tmp_path / n / "predictions.csv").read_bytes() for n in ("serial", "dask")]
     assert predictions[0] == predictions[1]
     assert os.path.isfile(tmp_path / "dask" / "report.html")
+
+
+@pytest.fixture(scope="module")
+def wells(tmp_path_factory):
+    """Three hand-made wells at different depths (the second and third shifted copies with other noise)."""
+    rng = np.random.default_rng(12)
+    root = tmp_path_factory.mktemp("wells")
+    paths = []
+    for i, top in enumerate((2000.0, 2600.0, 3100.0)):
+        depth = top + 0.1 * np.arange(300)
+        phi = 0.2 + 0.08 * np.sin(depth / (3 + i)) + 0.02 * rng.standard_normal(300)
+        paths.append(root / f"W-{i + 1}.csv")
+        pd.DataFrame({"DEPTH": depth, "PHIF": phi, "VSH": 0.3 - 0.5 * (phi - 0.2),
+                      "KLOGH": 10 ** (12 * phi - 1 + 0.3 * np.sin(depth))}).to_csv(paths[-1], index=False)
+    return paths
+
+
+def test_cv_folds_on_a_cluster_equal_the_serial_run(cluster, wells, tmp_path):
+    args = ["cv", *(a for p in wells for a in ("--data", str(p))), "--inputs", "PHIF", "VSH", "--target", "KLOGH",
+            "--log-target", "--window", "8", "--epochs", "1", "--hidden-size", "2", "--d-model", "4"]
+    assert main([*args, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*args, "--out", str(tmp_path / "dask"), "--scheduler", cluster]) == 0
+    serial, dask = (json.loads((tmp_path / n / "metrics.json").read_text()) for n in ("serial", "dask"))
+    assert _without_times(dask) == _without_times(serial)
+    held_out = {r["well"] for r in serial["records"]}
+    assert held_out == {"W-1", "W-2", "W-3"}, held_out
+
+
+def test_ensemble_members_on_a_cluster_equal_the_serial_run(cluster, wells, tmp_path):
+    args = ["train", "--data", str(wells[0]), "--validation-data", str(wells[1]), "--test-data", str(wells[2]),
+            "--inputs", "PHIF", "VSH", "--target", "KLOGH", "--log-target", "--window", "8", "--epochs", "1",
+            "--d-model", "4", "--ensemble", "2", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*args, "--out", str(tmp_path / "dask"), "--scheduler", cluster]) == 0
+    models = _model_bytes(tmp_path / "serial")
+    assert sorted(models) == ["ensembles/log/member_00/model.npz", "ensembles/log/member_01/model.npz",
+                              "model/model.npz"]
+    assert _model_bytes(tmp_path / "dask") == models
+    predictions = [(tmp_path / n / "predictions.csv").read_bytes() for n in ("serial", "dask")]
+    assert predictions[0] == predictions[1]
 
 
 def test_workers_with_dasks_malloc_trim_setting_are_warned_about(monkeypatch):
