@@ -550,10 +550,17 @@ CASES = {
                     check=_first_losses_check("mid-size encoder"), time_target=1.5, mem_target=1.5),
     "inference": Case("inference", "15/9-F-11 B windowed inference, float32", _inference_make, False, (5, 1),
                       variants=(1, 16), variants_quick=(16,), check=_inference_check, time_target=1.0),
+    "welltrain": None,    # the well model's training epoch (well_cases.py), registered below
     "translation": Case("translation", "seq2seq step B64 len~10 d128 2+2 V5000, float32", _translation_make,
                         True, (5, 1), check=_first_losses_check("translation"), time_target=1.5),
     "scaling": Case("scaling", "encoder step at 8,192 tokens/batch, float32", _scaling_make, True, (3, 1),
                     variants=SCALING_T, variants_quick=SCALING_T_QUICK, check=None),
 }
+
+import well_cases  # noqa: E402  (it imports from this module: its functions are looked up when called)
+
+CASES["welltrain"] = Case("welltrain", "well model epoch, 15/9-F-11 B, d16 h2 T32 B64, Adam, clip, float32",
+                          lambda *a: well_cases.welltrain_make(*a), False, (5, 1),
+                          check=lambda *a: well_cases.welltrain_check(*a), time_target=0.6)
 
 BENCH_DIR = Path(__file__).resolve().parent

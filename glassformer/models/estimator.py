@@ -68,7 +68,8 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         for name, v in (("n_features", n_features), ("n_targets", n_targets)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"{where}: {name} must be a positive integer, got {v!r}")
-        self.network_ = self._make_network(int(n_features), int(n_targets))
+        # One flat array for the parameters: the optimizer updates them in a few calls (glassformer.nn.flat).
+        self.network_ = self._make_network(int(n_features), int(n_targets)).flatten_parameters()
         self.n_features_in_, self.n_targets_ = int(n_features), int(n_targets)
         self.is_fitted_ = False
         self.history_ = None
@@ -204,7 +205,7 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         a fixed encoding of them is computed once per fit).
         """
         X, Y, P = batch
-        if not np.isfinite(Y).any():       # a window with no observed target teaches nothing
+        if not self._each_window_observed and not np.isfinite(Y).any():   # no observed target: nothing to learn
             return 0.0
         net = self.network_
         value = self._loss.forward(net(X, self._positions if P is None else P), Y)
@@ -234,6 +235,7 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         net = self.network_
         self._loss = MSELoss()
         self._positions = train[2] if train[2] is not None and train[2].ndim == 1 else None
+        self._each_window_observed = bool(np.isfinite(train[1]).any(axis=tuple(range(1, train[1].ndim))).all())
         optimizer = make_optimizer(self.optimizer, net.parameters(), lr=self.lr, momentum=self.momentum,
                                    weight_decay=self.weight_decay)
         schedule = make_schedule(self.schedule, lr=self.lr, warmup_steps=self.warmup_steps,

@@ -20,11 +20,21 @@ plain formula:
   BLAS call per row;
 * fused projections (:func:`project_heads`): when query, key and value are the same array, the
   caller passes the stacked rows of ``W_Q``, ``W_K`` and ``W_V`` and one product computes all three;
-* BLAS sums over short rows (:mod:`.reductions`) in :func:`layer_norm`, :func:`masked_softmax` and
-  every bias gradient;
+  their gradients are written straight into that layout (:func:`empty_heads`), so nothing is gathered;
+* BLAS sums over short rows and one-GEMM centring (:mod:`.reductions`) in :func:`layer_norm`,
+  :func:`masked_softmax` and every bias gradient;
 * the bounded-score softmax (:func:`masked_softmax`): no max shift when every score lies in
   ``[-60, 60]``;
-* the row dot of :func:`softmax_backward`: an ``einsum`` that forms no ``(..., L, S)`` temporary.
+* the row dot of :func:`softmax_backward`: an ``einsum`` that forms no ``(..., L, S)`` temporary;
+* optionally, attention by blocks of queries (:func:`attention_blocks`): the weights of one block at
+  a time are formed, and recomputed in backward, so a long sequence never holds every
+  ``(L, S)`` weight of every layer at once.
+
+K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
+run through the same kernels: their parameters carry a leading member axis (``weight (K, out, in)``)
+and so do their activations (``x (K, batch, ...)``).  Every kernel then makes, per member, the very
+BLAS calls and element-wise operations a model alone makes, so each member's numbers are bitwise its
+own; only the Python and NumPy call overhead is shared.
 """
 
 from __future__ import annotations
@@ -34,14 +44,14 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from .reductions import lead_sum, row_sum
+from .reductions import centre, lead_sum, row_mean, row_sum, rows
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
     "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward", "project_heads", "project_heads_backward", "split_heads",
-    "merge_heads", "sigmoid", "lstm_step", "lstm_step_backward",
+    "merge_heads", "empty_heads", "attention_blocks", "sigmoid", "lstm_step", "lstm_step_backward",
 ]
 
 # Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2's promotion rules.
@@ -54,21 +64,35 @@ _EXP_SAFE = 60.0
 
 
 # =========================================================================== linear map
+def _mT(w):
+    """Swap the last two axes (a transposed view)."""
+    return w.T if w.ndim == 2 else w.transpose(0, 2, 1)
+
+
 def linear(x, weight, bias=None):
-    """``y = x W^T + b`` with PyTorch's layout ``weight (out, in)`` (the chapter's ``W z + b``)."""
-    y = x.reshape(-1, weight.shape[1]) @ weight.T               # (N, out): one 2-D GEMM
+    """``y = x W^T + b`` with PyTorch's layout ``weight (out, in)`` (the chapter's ``W z + b``).
+
+    Members: ``weight (K, out, in)``, ``bias (K, out)``, ``x (K, ..., in)``.
+    """
+    members = weight.ndim == 3
+    y = rows(x, members) @ _mT(weight)                          # (N, out) or (K, N, out): one GEMM per model
     if bias is not None:
-        y += bias
-    return y.reshape(x.shape[:-1] + (weight.shape[0],))         # (..., out)
+        y += bias[:, None, :] if members else bias
+    return y.reshape(x.shape[:-1] + (weight.shape[-2],))        # (..., out)
 
 
 def linear_backward(dy, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)``: ``dW = dy^T x``, ``db = sum of dy over rows``, ``dx = dy W``."""
-    dy2 = dy.reshape(-1, weight.shape[0])                       # (N, out)
-    dW = dy2.T @ x.reshape(-1, weight.shape[1])                 # (out, in)
-    db = lead_sum(dy2) if has_bias else None                    # (out,)
-    dx = (dy2 @ weight).reshape(x.shape)                        # (..., in)
-    return dx, dW, db
+    """Return ``(dx, dW, db)``: ``dW = dy^T x``, ``db = sum of dy over rows``, ``dx = dy W``.
+
+    With one output (a regression head) ``dy W`` is an outer product: broadcasting computes it
+    faster than a GEMM with an inner size of 1, and exactly (one product per entry).
+    """
+    members = weight.ndim == 3
+    dy2, x2 = rows(dy, members), rows(x, members)               # (N, out), (N, in); members (K, N, .)
+    dW = _mT(dy2) @ x2                                          # (out, in)
+    db = lead_sum(dy2, members) if has_bias else None           # (out,)
+    dx = dy2 * weight if weight.shape[-2] == 1 else dy2 @ weight
+    return dx.reshape(x.shape), dW, db                          # dx (..., in)
 
 
 # =========================================================================== activations
@@ -136,43 +160,47 @@ def layer_norm(x, weight, bias, eps: float):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (Ba et al., 2016).
 
     Biased variance (divide by D) and ``eps`` inside the square root, as ``torch.nn.LayerNorm``;
-    ``weight=None`` skips the affine part.  Returns ``(y, xhat, rstd)``.
+    ``weight=None`` skips the affine part (members: ``weight, bias (K, D)``, ``x (K, ..., D)``).
+    Returns ``(y, xhat, rstd)``.
     """
-    n = x.shape[-1]
-    xc = x - row_sum(x) / n                                     # (..., D) centred
-    var = row_sum(xc * xc)                                      # (..., 1)
-    var /= n                                                    # biased variance, as PyTorch
+    members = weight is not None and weight.ndim == 2
+    xc = centre(rows(x, members))                               # (N, D) centred
+    var = row_mean(xc * xc)                                     # (N, 1) biased variance, as PyTorch
     var += eps
     rstd = np.sqrt(var, out=var)
-    np.divide(1.0, rstd, out=rstd)                              # (..., 1) 1 / sqrt(var + eps)
+    np.divide(1.0, rstd, out=rstd)                              # (N, 1) 1 / sqrt(var + eps)
     xhat = xc
     xhat *= rstd                                                # in place: xc is not needed again
     if weight is None:
-        return xhat.copy(), xhat, rstd
-    y = xhat * weight
-    y += bias
-    return y, xhat, rstd
+        y = xhat.copy()
+    else:
+        y = xhat * (weight[:, None, :] if members else weight)
+        y += bias[:, None, :] if members else bias
+    return y.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(x.shape[:-1] + (1,))
 
 
 def layer_norm_backward(dy, xhat, rstd, weight):
     """Return ``(dx, dweight, dbias)`` (the last two None without ``weight``).
 
     ``dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))``: the derivative through the mean
-    and the biased variance.
+    and the biased variance.  ``mean(dxhat xhat) = (dy xhat) . weight / D`` reuses ``dy xhat``,
+    the product ``dweight`` sums.
     """
-    n = xhat.shape[-1]
-    dweight = dbias = None
-    dxhat = dy
-    if weight is not None:
-        dweight = lead_sum(dy * xhat)                           # (D,)
-        dbias = lead_sum(dy)                                    # (D,)
-        dxhat = dy * weight
-    m1 = row_sum(dxhat) / n                                     # (..., 1)
-    m2 = row_sum(dxhat * xhat) / n                              # (..., 1)
-    dx = dxhat - m1
-    dx -= xhat * m2
-    dx *= rstd
-    return dx, dweight, dbias
+    members = weight is not None and weight.ndim == 2
+    dy2, xh, rs = rows(dy, members), rows(xhat, members), rows(rstd, members)   # (N, D), (N, D), (N, 1)
+    if weight is None:
+        dweight = dbias = None
+        dxhat, m2 = dy2, row_mean(dy2 * xh)                     # (N, D), (N, 1)
+    else:
+        w = weight[:, None, :] if members else weight
+        dyx = dy2 * xh
+        dweight, dbias = lead_sum(dyx, members), lead_sum(dy2, members)          # (D,)
+        dxhat = dy2 * w
+        m2 = dyx @ (weight * (1.0 / xh.shape[-1]))[..., None]   # (N, 1) mean(dxhat * xhat)
+    dx = centre(dxhat)                                          # dxhat - mean(dxhat)
+    dx -= xh * m2
+    dx *= rs
+    return dx.reshape(dy.shape), dweight, dbias
 
 
 # =========================================================================== softmax
@@ -184,7 +212,7 @@ def _exp_is_safe(scores) -> bool:
     return -_EXP_SAFE <= np.minimum.reduce(scores, axis=None) and np.maximum.reduce(scores, axis=None) <= _EXP_SAFE
 
 
-def masked_softmax(scores, allowed=None):
+def masked_softmax(scores, allowed=None, members=False):
     """Softmax over the last axis, **in place**, with blocked entries exactly 0.
 
     ``A_ij = exp(s_ij - m_i) [allowed_ij] / sum_j' exp(s_ij' - m_i) [allowed_ij']``, ``m_i`` the row
@@ -192,13 +220,19 @@ def masked_softmax(scores, allowed=None):
     zeros (its maximum is replaced by 0 and its zero denominator by 1), never NaN.  When every score
     lies in ``[-60, 60]`` the shift is skipped (``m_i = 0``): ``exp`` can then neither overflow nor
     leave float32's normal range, and the row maxima -- the slowest pass, a reduction over short
-    rows -- are not needed.  Both give the same weights up to rounding.
+    rows -- are not needed.  Both give the same weights up to rounding.  With ``members`` (scores
+    ``(K, ...)``) each member takes the choice it would take alone.
     """
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
-    if _exp_is_safe(scores):
+    safe = [_exp_is_safe(s) for s in scores] if members else [_exp_is_safe(scores)]
+    if len(set(safe)) > 1:                                      # members differ: each as it would alone
+        for s in scores:
+            masked_softmax(s)
+        return scores
+    if safe[0]:
         np.exp(scores, out=scores)
-        scores /= row_sum(scores)                               # each row sums to >= exp(-60) > 0
+        scores /= row_sum(scores, members)                      # each row sums to >= exp(-60) > 0
         return scores
     m = np.maximum.reduce(scores, axis=-1, keepdims=True)       # (..., 1)
     finite = np.isfinite(m)
@@ -207,7 +241,7 @@ def masked_softmax(scores, allowed=None):
         m[~finite] = 0.0                                        # fully blocked row: any finite shift will do
     np.subtract(scores, m, out=scores)
     np.exp(scores, out=scores)                                  # exp(-inf) = 0 removes blocked entries
-    denom = row_sum(scores)                                     # (..., 1)
+    denom = row_sum(scores, members)                            # (..., 1)
     if blocked_rows:                                            # with a finite maximum every row sums to >= 1
         denom[denom == 0] = 1.0
     scores /= denom
@@ -227,8 +261,33 @@ def _default_scale(head_dim: int) -> float:
     return 1.0 / math.sqrt(head_dim)
 
 
+def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False):
+    """``A = softmax(q k^T * scale + bias, blocked -> 0)`` over the keys: ``(..., L, S)``.
+
+    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there);
+    :func:`attention_blocks` calls it once per block of queries.  ``scale k^T`` is written out
+    contiguous first: NumPy's batched product runs ~2x faster on it than on the transposed view of
+    the fused projection.
+    """
+    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
+    A = q @ _transposed(k, scale)                               # (..., L, S) the scores S
+    if bias is not None:
+        A += bias
+    if allowed is not None:
+        np.copyto(A, -np.inf, where=~allowed)
+    if record is not None:
+        record["S"] = A.copy()
+    return masked_softmax(A, members=members)                   # in place: S becomes A
+
+
+def _transposed(a, scale=1.0):
+    """``scale * a^T`` over the last two axes, as a new C-contiguous array ``(..., d, S)``."""
+    out = np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), dtype=a.dtype)
+    return np.multiply(a.swapaxes(-1, -2), scale, out=out)
+
+
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
-                                 record=None):
+                                 record=None, *, members=False, out=None):
     """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
 
     Parameters
@@ -245,86 +304,141 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
         Use these weights instead of the softmax (ablations); no scores are formed.
     record : dict, optional
         Receives ``"S"``, a copy of the masked scores (``-inf`` where blocked), for inspection.
+    members : bool
+        The first axis holds the members of an ensemble trained as one (see the module docstring).
+    out : array (..., L, dv), optional
+        Where to write the output (e.g. a view in the merged-heads layout, saving a copy).
 
     Returns
     -------
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    if weights is None:
-        scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-        A = (q * scale) @ np.swapaxes(k, -1, -2)                # (..., L, S) the scores S
-        if bias is not None:
-            A += bias
-        if allowed is not None:
-            np.copyto(A, -np.inf, where=~allowed)
-        if record is not None:
-            record["S"] = A.copy()
-        A = masked_softmax(A)                                   # in place: S becomes A
-    else:
-        A = weights
-    out = (A if keep is None else A * keep) @ v                 # (..., L, dv)
-    return out, A
+    A = attention_weights(q, k, allowed, bias, scale, record, members) if weights is None else weights
+    return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
 
 
-def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False):
+def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
+                                          out=None):
     """Return ``(dq, dk, dv)`` of :func:`scaled_dot_product_attention`.
 
     With ``A' = A * keep`` the weights applied: ``dv = A'^T dout``, ``dA = (dout v^T) * keep``,
-    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k`` and ``dk = scale dS^T q``.  Blocked
-    entries and fully blocked rows have ``A = 0`` and get exactly zero gradient.  With
-    ``fixed_weights`` (the weights were given, not computed) ``dq`` and ``dk`` are zero.
+    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k`` and ``dk = scale dS^T q``.  The
+    scale multiplies ``dout`` once (a ``(L, dv)`` array, smaller than ``dS``).  Blocked entries and
+    fully blocked rows have ``A = 0`` and get exactly zero gradient.  With ``fixed_weights`` (the weights were given,
+    not computed) ``dq`` and ``dk`` are zero.  ``out``: three arrays ``(dq, dk, dv)`` to write into
+    (None entries are allocated), e.g. views of :func:`empty_heads`.
     """
-    used = A if keep is None else A * keep
-    dv = np.swapaxes(used, -1, -2) @ dout                       # (..., S, dv)
+    dq, dk, dv = (None, None, None) if out is None else out
+    dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
     if fixed_weights:
-        return np.zeros_like(q), np.zeros_like(k), dv
+        return _zeros_into(dq, q), _zeros_into(dk, k), dv
     scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    dA = dout @ np.swapaxes(v, -1, -2)                          # (..., L, S)
+    ds = dout * scale                                           # (..., L, dv)
+    dA = ds @ _transposed(v)                                    # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
-    dS = softmax_backward(dA, A)                                # (..., L, S)
-    dq = (dS @ k) * scale                                       # (..., L, d)
-    dk = (np.swapaxes(dS, -1, -2) @ q) * scale                  # (..., S, d)
+    dS = softmax_backward(dA, A)                                # (..., L, S) scale * dL/dS
+    dq = np.matmul(dS, k, out=dq)                               # (..., L, d)
+    dk = np.matmul(dS.swapaxes(-1, -2), q, out=dk)              # (..., S, d)
+    return dq, dk, dv
+
+
+def _zeros_into(buf, like):
+    if buf is None:
+        return np.zeros_like(like)
+    buf[...] = 0.0
+    return buf
+
+
+def _block_of(mask, rows_):
+    """Rows ``rows_`` of a mask broadcastable to ``(..., L, S)`` (unchanged where it broadcasts over L)."""
+    return None if mask is None or np.shape(mask)[-2] == 1 else mask[..., rows_, :]
+
+
+def attention_blocks(q, k, v, allowed=None, bias=None, scale=None, *, block: int, members=False, out=None):
+    """:func:`scaled_dot_product_attention` by blocks of ``block`` queries, keeping no weights.
+
+    Each block forms its ``(block, S)`` weights, meets ``v`` and drops them, so the memory of the
+    weights is ``block / L`` of the whole; :func:`attention_blocks_backward` forms them again from
+    ``q`` and ``k`` (the same calls, so the same numbers) -- FlashAttention's recomputation (Dao et
+    al., 2022) at the level of NumPy blocks.  No dropout and no given weights.  Returns ``out (..., L, dv)``.
+    """
+    L = q.shape[-2]
+    if out is None:
+        out = np.empty(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+    for i in range(0, L, block):
+        b = slice(i, i + block)
+        scaled_dot_product_attention(q[..., b, :], k, v, _block_of(allowed, b), _block_of(bias, b), scale,
+                                     members=members, out=out[..., b, :])
+    return out
+
+
+def attention_blocks_backward(dout, q, k, v, allowed=None, bias=None, scale=None, *, block: int,
+                              members=False, out=None):
+    """``(dq, dk, dv)`` of :func:`attention_blocks`: per block, the weights again, then the backward kernel."""
+    dq, dk, dv = (None, None, None) if out is None else out
+    dq = np.empty_like(q) if dq is None else dq
+    dk, dv = _zeros_into(dk, k), _zeros_into(dv, v)
+    for i in range(0, q.shape[-2], block):
+        b = slice(i, i + block)
+        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members)
+        _, dk_b, dv_b = scaled_dot_product_attention_backward(dout[..., b, :], q[..., b, :], k, v, A, scale,
+                                                              out=(dq[..., b, :], None, None))
+        dk += dk_b
+        dv += dv_b
     return dq, dk, dv
 
 
 # =========================================================================== heads
 def project_heads(x, weight, bias, num_heads: int, n_parts: int = 1):
-    """Project ``x`` with ``n_parts`` stacked weight blocks and split each into heads.
+    """Project ``x (..., T, E_in)`` with ``n_parts`` stacked weight blocks and split each into heads.
 
     ``weight (n_parts * E, E_in)`` holds the rows of, e.g., ``W_Q``, ``W_K`` and ``W_V`` (fused
     projection: one GEMM for every part that reads the same input).  Returns views of shape
-    ``(n_parts, B, H, T, hd)``; each ``(T, hd)`` matrix has unit column stride, which BLAS takes.
+    ``(n_parts, ..., H, T, hd)``; each ``(T, hd)`` matrix has unit column stride, which BLAS takes.
     """
-    B, T, _ = x.shape
-    y = linear(x, weight, bias)                                 # (B, T, n_parts * E)
-    head_dim = weight.shape[0] // (n_parts * num_heads)
-    return y.reshape(B, T, n_parts, num_heads, head_dim).transpose(2, 0, 3, 1, 4)   # (n, B, H, T, hd)
+    *lead, T, _ = x.shape
+    y = linear(x, weight, bias)                                 # (..., T, n_parts * E)
+    head_dim = weight.shape[-2] // (n_parts * num_heads)
+    y = y.reshape(*lead, T, n_parts, num_heads, head_dim)       # (..., T, n, H, hd)
+    n = len(lead)
+    return y.transpose(n + 1, *range(n), n + 2, n, n + 3)       # (n, ..., H, T, hd)
+
+
+def empty_heads(x_shape, n_parts: int, num_heads: int, head_dim: int, dtype):
+    """An uninitialised ``(n_parts, ..., H, T, hd)`` array laid out as :func:`project_heads`'s output.
+
+    Gradients written into it (:func:`scaled_dot_product_attention_backward`'s ``out``) are already
+    in the layout of the projection, so :func:`project_heads_backward` reads them without a copy.
+    """
+    *lead, T, _ = x_shape
+    buf = np.empty((*lead, T, n_parts, num_heads, head_dim), dtype=dtype)
+    n = len(lead)
+    return buf.transpose(n + 1, *range(n), n + 2, n, n + 3)
 
 
 def project_heads_backward(d_parts, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)`` of :func:`project_heads` from one ``(B, H, T, hd)`` gradient per part."""
-    B, H, T, hd = d_parts[0].shape
-    n = len(d_parts)
-    # Gather the parts straight into the (B, T, n, H, hd) layout of the projection output, so the
-    # gradient of y is a free reshape (one strided copy per part).
-    d = np.empty((B, T, n, H, hd), dtype=d_parts[0].dtype)
-    for j, g in enumerate(d_parts):
-        d[:, :, j] = g.transpose(0, 2, 1, 3)
-    return linear_backward(d.reshape(B, T, n * H * hd), x, weight, has_bias)      # dx (B, T, E_in)
+    """Return ``(dx, dW, db)`` of :func:`project_heads` from the ``(n_parts, ..., H, T, hd)`` gradient.
+
+    ``d_parts``: an :func:`empty_heads` array (read in place) or a sequence of one ``(..., H, T, hd)``
+    gradient per part (gathered into that layout first).
+    """
+    d = d_parts if isinstance(d_parts, np.ndarray) else np.stack(d_parts)
+    n = d.ndim - 4                                              # leading axes of x
+    d = d.transpose(*range(1, n + 1), n + 2, 0, n + 1, n + 3)   # (..., T, n, H, hd)
+    return linear_backward(d.reshape(x.shape[:-1] + (-1,)), x, weight, has_bias)  # dx (..., T, E_in)
 
 
 def split_heads(x, num_heads: int):
-    """``(B, T, E) -> (B, H, T, hd)``."""
-    B, T, E = x.shape
-    return x.reshape(B, T, num_heads, E // num_heads).transpose(0, 2, 1, 3)
+    """``(..., T, E) -> (..., H, T, hd)``."""
+    return x.reshape(x.shape[:-1] + (num_heads, x.shape[-1] // num_heads)).swapaxes(-3, -2)
 
 
 def merge_heads(x):
-    """``(B, H, T, hd) -> (B, T, H * hd)``: concatenate the heads (the chapter's U)."""
-    B, H, T, hd = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, T, H * hd)
+    """``(..., H, T, hd) -> (..., T, H * hd)``: concatenate the heads (the chapter's U)."""
+    *lead, H, T, hd = x.shape
+    return x.swapaxes(-3, -2).reshape(*lead, T, H * hd)
 
 
 # =========================================================================== LSTM step

@@ -3,7 +3,9 @@
 Every optimizer works on the :class:`~glassformer.nn.Parameter` objects of a model and
 updates ``p.data`` **in place** (arrays are never rebound, so views held elsewhere, e.g.
 tied weights, stay valid).  The update formulas are PyTorch's (``torch.optim.SGD``,
-``Adam``, ``AdamW``) evaluated in the same order, so a run matches PyTorch to rounding.
+``Adam``, ``AdamW``) evaluated in the same order, so a run matches PyTorch to rounding.  When the
+parameters lie in one flat array (``Module.flatten_parameters``, :mod:`glassformer.nn.flat`) the
+formulas run once over that array: the same arithmetic per element in a few calls.
 
 Typical loop (what :class:`~glassformer.train.Trainer` runs for you)::
 
@@ -27,10 +29,11 @@ import math
 import numpy as np
 
 from ..errors import DivergenceError, InputError, StateDictError
+from ..nn.flat import flat_view
 from ..nn.module import Parameter
 from ._checks import check_number, named_params
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "clip_grad_norm", "make_optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "clip_global_norm", "clip_grad_norm", "make_optimizer"]
 
 # --------------------------------------------------------------------------- optimizers
 class Optimizer:
@@ -46,7 +49,8 @@ class Optimizer:
     param_names : list of str
         Their names (qualified names from ``named_parameters()``, else ``"0"``, ``"1"``, ...).
     state : list of dict
-        Per-parameter buffers (ndarrays of the parameter's shape and dtype).
+        Per-parameter buffers (ndarrays of the parameter's shape and dtype; views of one flat
+        array per buffer when the parameters lie in a flat array).
     step_count : int
         Number of ``step()`` calls so far (PyTorch's ``state['step']``).
     """
@@ -62,6 +66,17 @@ class Optimizer:
         self._lr = check_number(lr, "lr", where, strict=True)
         self.step_count = 0
         self.state = [{b: np.zeros_like(p.data) for b in self._buffers} for p in self.params]
+        self._flat, self._flat_state = flat_view(self.params), {}
+        if self._flat is not None:               # the buffers tile flat arrays too: one update per step
+            for b in self._buffers:
+                self._flat_state[b] = np.zeros_like(self._flat.data)
+                for st, view in zip(self.state, self._flat.split(self._flat_state[b])):
+                    st[b] = view
+
+    def fused(self):
+        """The parameters' :class:`~glassformer.nn.flat.FlatView` while it holds, else None."""
+        flat = self._flat
+        return flat if flat is not None and flat.is_current() else None
 
     @property
     def lr(self) -> float:
@@ -74,12 +89,17 @@ class Optimizer:
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to zero, in place."""
-        for p in self.params:
-            p.grad.fill(0.0)
+        flat = self.fused()
+        for g in [flat.grad] if flat is not None else [p.grad for p in self.params]:
+            g.fill(0.0)
 
     def step(self) -> None:
-        """Apply one update to every parameter from its current ``.grad``."""
+        """Apply one update to every parameter from its current ``.grad`` (all at once when flat)."""
         self.step_count += 1
+        flat = self.fused()
+        if flat is not None:
+            self._update(flat, self._flat_state)
+            return
         for p, st in zip(self.params, self.state):
             self._update(p, st)
 
@@ -157,7 +177,9 @@ class Optimizer:
         for k in self._hyper:
             setattr(self, k, getattr(scratch, k))
         self.step_count = int(step)
-        self.state = new_state
+        for st, new in zip(self.state, new_state):      # into the buffers: they may be views of flat arrays
+            for b in self._buffers:
+                st[b][...] = new[b]
 
     def __repr__(self) -> str:
         hp = ", ".join(f"{k}={v!r}" for k, v in self.hyperparameters().items())
@@ -342,6 +364,31 @@ def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0, *, error_if_
         for g in grads:
             g *= coef
     return total
+
+
+def clip_global_norm(grads: list, max_norm: float) -> float:
+    """Scale ``grads`` (arrays) in place to a global L2 norm of at most ``max_norm``; return the norm before.
+
+    The trainer's clipping: the norm is the square root of the summed squares of all gradients
+    (Pascanu et al., 2013), rescaled when that sum overflows with finite gradients; the factor is
+    ``max_norm / (norm + 1e-6)``.  A non-finite gradient leaves every gradient untouched and gives
+    a non-finite norm, for the divergence guard to report.  Pass ``[flat.grad]`` for a flat model.
+    """
+    sq = 0.0
+    for g in grads:
+        g = g.ravel()
+        sq += float(np.dot(g, g))
+    if not math.isfinite(sq):
+        if not all(np.isfinite(g).all() for g in grads):
+            return sq
+        big = max(float(np.max(np.abs(g), initial=0.0)) for g in grads)
+        sq = big * big * sum(float(np.sum((g / big) ** 2)) for g in grads)
+    norm = math.sqrt(sq)
+    if norm > max_norm:
+        scale = max_norm / (norm + 1e-6)
+        for g in grads:
+            g *= scale
+    return norm
 
 
 def make_optimizer(name, params, *, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,

@@ -44,7 +44,7 @@ from ..errors import InputError
 from ._checks import named_params
 from .callbacks import as_callback, hook_table
 from .history import History
-from .optim import Optimizer
+from .optim import Optimizer, clip_global_norm
 from .standard import standard_callbacks
 
 __all__ = ["Trainer", "total_updates"]
@@ -147,6 +147,7 @@ class Trainer:
             raise InputError(f"Trainer: optimizer must be a glassformer optimizer (e.g. SGD(params, lr=0.01); "
                              f"by name: make_optimizer), got {optimizer!r}")
         self.optimizer = optimizer
+        self._same_params = {id(p) for p in self.params} == {id(p) for p in optimizer.params}
         self.epochs, self.batch_size = _check_epochs(epochs), _check_batch_size(batch_size)
         self.shuffle, self.seed = bool(shuffle), seed
         if grad_clip is not None and not float(grad_clip) > 0:
@@ -235,7 +236,7 @@ class Trainer:
         """
         if self.model is not None:
             self.model.train()
-        params, n = self.params, self.n_rows
+        n = self.n_rows
         if self.batch_size is None or (self.batch_size >= n and not self.shuffle):
             order, slices = None, [None]
         else:
@@ -244,8 +245,8 @@ class Trainer:
         before_update, batch_end = self._hooks["on_before_update"], self._hooks["on_batch_end"]
         for b in range(self.batch, len(slices)):
             batch = data if slices[b] is None else self._take(data, order[slices[b]])
-            for p in params:
-                p.grad.fill(0.0)
+            for g in self._grads():
+                g.fill(0.0)
             loss = self._step(batch)
             if self.grad_clip is not None:
                 self.grad_norm = self._clip()
@@ -269,28 +270,14 @@ class Trainer:
             self._call("on_step_error", lambda: self.step(batch), exc, "training")
             raise
 
-    def _clip(self) -> float:
-        """Scale the gradients to a global L2 norm of at most ``grad_clip``; return the norm before.
+    def _grads(self) -> list:
+        """The gradient arrays: one when the optimizer holds exactly these parameters in a flat array."""
+        flat = self.optimizer.fused() if self._same_params else None
+        return [flat.grad] if flat is not None else [p.grad for p in self.params]
 
-        The norm is the square root of the summed squares of all gradients, rescaled when that sum
-        overflows with finite gradients.  A non-finite gradient leaves every gradient untouched and
-        gives a non-finite norm, for the divergence guard to report.
-        """
-        sq = 0.0
-        for p in self.params:
-            g = p.grad.ravel()
-            sq += float(np.dot(g, g))
-        if not math.isfinite(sq):
-            if not all(np.isfinite(p.grad).all() for p in self.params):
-                return sq
-            big = max(float(np.max(np.abs(p.grad), initial=0.0)) for p in self.params)
-            sq = big * big * sum(float(np.sum((p.grad / big) ** 2)) for p in self.params)
-        norm = math.sqrt(sq)
-        if norm > self.grad_clip:
-            scale = self.grad_clip / (norm + 1e-6)
-            for p in self.params:
-                p.grad *= scale
-        return norm
+    def _clip(self) -> float:
+        """Scale the gradients to a global L2 norm of at most ``grad_clip``; return the norm before."""
+        return clip_global_norm(self._grads(), self.grad_clip)
 
     def _evaluate(self, data: tuple) -> float:
         if self.model is not None:
