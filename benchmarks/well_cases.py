@@ -5,7 +5,7 @@
   glassformer's ``SequenceRegressor.fit`` and in eager PyTorch from the same weights, batches and
   optimizer.  Timed per epoch (a fit of ``EPOCHS`` epochs, divided).
 * ``ensemble``: the same model trained as a 5-member deep ensemble (seeds 42, 0, 1, 2, 3) by
-  :func:`glassformer.wells.ensemble.fit_members` (one batched model), against one member trained
+  :func:`glassformer.models.members.fit_members` (one batched model), against one member trained
   alone; the ratio is ensemble / member (target <= 2).  Glassformer only.
 
 torch is imported inside the PyTorch builders only.
@@ -136,7 +136,7 @@ class EnsembleMembers:
         self.models = None
 
     def _fit(self, epochs: int):
-        from glassformer.wells.ensemble import fit_members
+        from glassformer.models.members import fit_members
 
         models = [_regressor(epochs, seed) for seed in self.seeds]
         t0 = _clock()

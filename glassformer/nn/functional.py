@@ -212,7 +212,7 @@ def _exp_is_safe(scores) -> bool:
     return -_EXP_SAFE <= np.minimum.reduce(scores, axis=None) and np.maximum.reduce(scores, axis=None) <= _EXP_SAFE
 
 
-def masked_softmax(scores, allowed=None, members=False):
+def masked_softmax(scores, allowed=None, members=False, bounded=False):
     """Softmax over the last axis, **in place**, with blocked entries exactly 0.
 
     ``A_ij = exp(s_ij - m_i) [allowed_ij] / sum_j' exp(s_ij' - m_i) [allowed_ij']``, ``m_i`` the row
@@ -220,12 +220,17 @@ def masked_softmax(scores, allowed=None, members=False):
     zeros (its maximum is replaced by 0 and its zero denominator by 1), never NaN.  When every score
     lies in ``[-60, 60]`` the shift is skipped (``m_i = 0``): ``exp`` can then neither overflow nor
     leave float32's normal range, and the row maxima -- the slowest pass, a reduction over short
-    rows -- are not needed.  Both give the same weights up to rounding.  With ``members`` (scores
-    ``(K, ...)``) each member takes the choice it would take alone.
+    rows -- are not needed.  Both give the same weights up to rounding.  ``bounded``: the caller has
+    shown that every score lies within ``[-59, 59]`` (see :func:`attention_weights`), so the scores
+    need not be scanned.  With ``members`` (scores ``(K, ...)``) each member takes the choice it
+    would take alone.
     """
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
-    safe = [_exp_is_safe(s) for s in scores] if members else [_exp_is_safe(scores)]
+    if bounded:
+        safe = [True]
+    else:
+        safe = [_exp_is_safe(s) for s in scores] if members else [_exp_is_safe(scores)]
     if len(set(safe)) > 1:                                      # members differ: each as it would alone
         for s in scores:
             masked_softmax(s)
@@ -261,23 +266,33 @@ def _default_scale(head_dim: int) -> float:
     return 1.0 / math.sqrt(head_dim)
 
 
-def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False):
+def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False, *, k_t=None):
     """``A = softmax(q k^T * scale + bias, blocked -> 0)`` over the keys: ``(..., L, S)``.
 
-    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there);
-    :func:`attention_blocks` calls it once per block of queries.  ``scale k^T`` is written out
-    contiguous first: NumPy's batched product runs ~2x faster on it than on the transposed view of
-    the fused projection.
+    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there).
+    ``scale k^T`` is written out contiguous first: NumPy's batched product runs ~2x faster on it
+    than on the transposed view of the fused projection; ``k_t`` passes it in when it is already
+    formed (:func:`attention_blocks` forms it once for all its blocks).
     """
     scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    A = q @ _transposed(k, scale)                               # (..., L, S) the scores S
+    k_t = _transposed(k, scale) if k_t is None else k_t        # (..., d, S)
+    A = q @ k_t                                                 # (..., L, S) the scores S
     if bias is not None:
         A += bias
     if allowed is not None:
         np.copyto(A, -np.inf, where=~allowed)
     if record is not None:
         record["S"] = A.copy()
-    return masked_softmax(A, members=members)                   # in place: S becomes A
+    # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array.
+    bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and _bounded(q, k_t)
+    return masked_softmax(A, members=members, bounded=bounded)  # in place: S becomes A
+
+
+def _bounded(q, k_t) -> bool:
+    """``max_i |q_i| max_j |k_j| <= 59``, so that every score ``q_i . k_j`` lies in ``[-59, 59]``."""
+    q_sq = np.maximum.reduce(row_sum(q * q), axis=None)                    # largest squared query norm
+    k_sq = np.maximum.reduce(np.add.reduce(k_t * k_t, axis=-2), axis=None)  # largest squared (scaled) key norm
+    return bool(q_sq * k_sq <= 59.0 ** 2)
 
 
 def _transposed(a, scale=1.0):
@@ -287,7 +302,7 @@ def _transposed(a, scale=1.0):
 
 
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
-                                 record=None, *, members=False, out=None):
+                                 record=None, *, members=False, out=None, k_t=None):
     """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
 
     Parameters
@@ -314,12 +329,12 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    A = attention_weights(q, k, allowed, bias, scale, record, members) if weights is None else weights
+    A = attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t) if weights is None else weights
     return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
-                                          out=None):
+                                          out=None, v_t=None):
     """Return ``(dq, dk, dv)`` of :func:`scaled_dot_product_attention`.
 
     With ``A' = A * keep`` the weights applied: ``dv = A'^T dout``, ``dA = (dout v^T) * keep``,
@@ -327,7 +342,8 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     scale multiplies ``dout`` once (a ``(L, dv)`` array, smaller than ``dS``).  Blocked entries and
     fully blocked rows have ``A = 0`` and get exactly zero gradient.  With ``fixed_weights`` (the weights were given,
     not computed) ``dq`` and ``dk`` are zero.  ``out``: three arrays ``(dq, dk, dv)`` to write into
-    (None entries are allocated), e.g. views of :func:`empty_heads`.
+    (None entries are allocated), e.g. views of :func:`empty_heads`; ``v_t``: ``v^T`` already formed
+    contiguous (see :func:`attention_weights`).
     """
     dq, dk, dv = (None, None, None) if out is None else out
     dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
@@ -335,7 +351,7 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
         return _zeros_into(dq, q), _zeros_into(dk, k), dv
     scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
     ds = dout * scale                                           # (..., L, dv)
-    dA = ds @ _transposed(v)                                    # (..., L, S) scale * dL/dA
+    dA = ds @ (_transposed(v) if v_t is None else v_t)          # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
     dS = softmax_backward(dA, A)                                # (..., L, S) scale * dL/dS
@@ -364,13 +380,14 @@ def attention_blocks(q, k, v, allowed=None, bias=None, scale=None, *, block: int
     ``q`` and ``k`` (the same calls, so the same numbers) -- FlashAttention's recomputation (Dao et
     al., 2022) at the level of NumPy blocks.  No dropout and no given weights.  Returns ``out (..., L, dv)``.
     """
-    L = q.shape[-2]
+    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t = _transposed(k, scale)                                 # (..., d, S), formed once for every block
     if out is None:
         out = np.empty(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-    for i in range(0, L, block):
+    for i in range(0, q.shape[-2], block):
         b = slice(i, i + block)
         scaled_dot_product_attention(q[..., b, :], k, v, _block_of(allowed, b), _block_of(bias, b), scale,
-                                     members=members, out=out[..., b, :])
+                                     members=members, out=out[..., b, :], k_t=k_t)
     return out
 
 
@@ -380,11 +397,14 @@ def attention_blocks_backward(dout, q, k, v, allowed=None, bias=None, scale=None
     dq, dk, dv = (None, None, None) if out is None else out
     dq = np.empty_like(q) if dq is None else dq
     dk, dv = _zeros_into(dk, k), _zeros_into(dv, v)
+    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t, v_t = _transposed(k, scale), _transposed(v)            # formed once for every block
     for i in range(0, q.shape[-2], block):
         b = slice(i, i + block)
-        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members)
+        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members,
+                              k_t=k_t)
         _, dk_b, dv_b = scaled_dot_product_attention_backward(dout[..., b, :], q[..., b, :], k, v, A, scale,
-                                                              out=(dq[..., b, :], None, None))
+                                                              out=(dq[..., b, :], None, None), v_t=v_t)
         dk += dk_b
         dv += dv_b
     return dq, dk, dv

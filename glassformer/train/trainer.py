@@ -30,6 +30,12 @@ batch MSE").
 Early stopping, checkpoints and resume, the divergence guard, the progress bar and the clean stop
 on SIGINT/SIGTERM are callbacks; :func:`~glassformer.train.standard_callbacks` builds the list the
 estimators use from their hyperparameters.
+
+The loop itself is the generator :meth:`Trainer.run`: where it needs ``step(batch)`` or the
+validation loss it yields the request and is sent the answer.  :meth:`Trainer.fit` answers with
+``step`` and ``eval_step`` (:func:`run_to_end`); the members of an ensemble trained as one model
+(:mod:`glassformer.models.members`) each run their own loop and have their requests answered
+together.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from .history import History
 from .optim import Optimizer, clip_global_norm
 from .standard import standard_callbacks
 
-__all__ = ["Trainer", "total_updates"]
+__all__ = ["Trainer", "run_to_end", "total_updates"]
 
 
 def _check_epochs(epochs) -> int:
@@ -60,6 +66,24 @@ def _check_batch_size(batch_size) -> int | None:
     if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) < 1):
         raise InputError(f"Trainer: batch_size must be None or an integer >= 1, got {batch_size!r}")
     return None if batch_size is None else int(batch_size)
+
+
+def run_to_end(run, answer):
+    """Drive a :meth:`Trainer.run` generator to its end, answering every request with ``answer(kind, data)``.
+
+    An exception raised by ``answer`` is thrown into the loop at its request, as if ``step`` had
+    raised there (so ``on_step_error`` and the loop's own handling see it).  Returns the history.
+    """
+    reply, error = None, None
+    while True:
+        try:
+            kind, data = run.throw(error) if error is not None else run.send(reply)
+        except StopIteration as done:
+            return done.value
+        try:
+            reply, error = answer(kind, data), None
+        except BaseException as exc:          # KeyboardInterrupt too: the loop records the interruption
+            reply, error = None, exc
 
 
 def total_updates(n_rows: int, batch_size: int | None, epochs: int) -> int:
@@ -182,13 +206,18 @@ class Trainer:
             :class:`~glassformer.train.TrainingInterrupted` on SIGINT/SIGTERM,
             :class:`~glassformer.errors.ModelFileError` from a checkpoint that cannot be resumed.
         """
+        return run_to_end(self.run(train, val), self.answer)
+
+    def run(self, train: tuple, val: tuple | None = None):
+        """:meth:`fit` as a generator: yields ``("step", batch)`` and ``("eval", data)`` requests and
+        expects each loss sent back (what :meth:`answer` computes); returns the history."""
         train = tuple(train)
         self._begin(train, val)
         try:
             self._call("on_train_begin")
             self._seconds_before = self.history.seconds if self.resumed is not None else 0.0
             while self.epoch < self.epochs and not self.stop_training:
-                self._run_epoch(train, val)
+                yield from self._run_epoch(train, val)
             if self.model is not None:
                 self.model.train()
             self._call("on_train_end", self.history)
@@ -199,6 +228,17 @@ class Trainer:
             self.history.seconds = self._elapsed()
             self._call("teardown")
         return self.history
+
+    def answer(self, kind: str, data: tuple) -> float:
+        """The loss a :meth:`run` request asks for: ``step(batch)``, or the validation loss of ``data``."""
+        if kind == "step":
+            return self.step(data)
+        if self.eval_step is not None:
+            return self.eval_step(data)
+        value = self.step(data)
+        for p in self.params:
+            p.grad.fill(0.0)
+        return value
 
     def _begin(self, train: tuple, val) -> None:
         self.n_rows = self._n_rows(train)
@@ -218,8 +258,8 @@ class Trainer:
             self.batch_losses = []
         self._call("on_epoch_begin", epoch)
         with np.errstate(over="ignore", invalid="ignore"):          # overflow is the divergence guard's to report
-            loss = self._run_batches(train)
-            val_loss = self._evaluate(val) if val is not None else float("nan")
+            loss = yield from self._run_batches(train)
+            val_loss = (yield from self._evaluate(val)) if val is not None else float("nan")
         logs = {"loss": loss, "val_loss": val_loss, "lr": float(self.optimizer.lr), "step": self.global_step}
         self._call("on_epoch_losses", epoch, logs)
         self._record(epoch, logs)
@@ -247,7 +287,7 @@ class Trainer:
             batch = data if slices[b] is None else self._take(data, order[slices[b]])
             for g in self._grads():
                 g.fill(0.0)
-            loss = self._step(batch)
+            loss = yield from self._step(batch)
             if self.grad_clip is not None:
                 self.grad_norm = self._clip()
             for fn in before_update:
@@ -262,9 +302,9 @@ class Trainer:
                 fn(self, loss)
         return float(np.mean(self.batch_losses))
 
-    def _step(self, batch) -> float:
+    def _step(self, batch):
         try:
-            return float(self.step(batch))
+            return float((yield ("step", batch)))
         except (InputError, FloatingPointError) as exc:
             # Layers refuse non-finite inputs: a callback (the divergence guard) may explain the failure.
             self._call("on_step_error", lambda: self.step(batch), exc, "training")
@@ -279,22 +319,13 @@ class Trainer:
         """Scale the gradients to a global L2 norm of at most ``grad_clip``; return the norm before."""
         return clip_global_norm(self._grads(), self.grad_clip)
 
-    def _evaluate(self, data: tuple) -> float:
+    def _evaluate(self, data: tuple):
         if self.model is not None:
             self.model.eval()
-
-        def run():
-            if self.eval_step is not None:
-                return self.eval_step(data)
-            value = self.step(data)
-            for p in self.params:
-                p.grad.fill(0.0)
-            return value
-
         try:
-            return float(run())
+            return float((yield ("eval", data)))
         except (InputError, FloatingPointError) as exc:
-            self._call("on_step_error", run, exc, "validation")
+            self._call("on_step_error", lambda: self.answer("eval", data), exc, "validation")
             raise
         finally:
             if self.model is not None:
