@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from cases import GF, PT, WELL_FEATURES, WINDOW, _clock, _torch, _well_data
+import cases
+from cases import GF, PT, WELL_FEATURES, WINDOW, _torch, _well_data
+
+
+def _clock() -> float:
+    return cases._clock()
 
 MEMBER, ENSEMBLE = "one member", "5 members"
 EPOCHS, EPOCHS_QUICK = 4, 1

@@ -375,15 +375,16 @@ def clip_global_norm(grads: list, max_norm: float) -> float:
     a non-finite norm, for the divergence guard to report.  Pass ``[flat.grad]`` for a flat model.
     """
     sq = 0.0
-    for g in grads:
-        g = g.ravel()
-        sq += float(np.dot(g, g))
+    with np.errstate(over="ignore"):                       # an overflowing sum is rescaled below
+        for g in grads:
+            g = g.ravel()
+            sq += float(np.dot(g, g))
+    norm = math.sqrt(sq)
     if not math.isfinite(sq):
         if not all(np.isfinite(g).all() for g in grads):
             return sq
         big = max(float(np.max(np.abs(g), initial=0.0)) for g in grads)
-        sq = big * big * sum(float(np.sum((g / big) ** 2)) for g in grads)
-    norm = math.sqrt(sq)
+        norm = big * math.sqrt(sum(float(np.sum((g / big) ** 2)) for g in grads))
     if norm > max_norm:
         scale = max_norm / (norm + 1e-6)
         for g in grads:

@@ -232,3 +232,82 @@ def test_causal_attention_weights_and_no_leak_from_later_values():
     out2, _ = scaled_dot_product_attention(q, q, v2, allowed=allowed)
     np.testing.assert_array_equal(out2[:2], out[:2])
     assert out2[2, 0] != out[2, 0]
+
+
+# --------------------------------------------------------------------------- the later speed tricks
+@pytest.mark.parametrize("width", [4, 16, 48])              # one-GEMM centring up to 32 features, two passes above
+def test_layer_norm_centring_and_its_backward_against_the_plain_formula(width):
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((3, 5, width)) + 2.0, rng.standard_normal(width), rng.standard_normal(width)
+    y, xhat, rstd = F.layer_norm(x, w, b, 1e-5)
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(y, (x - mu) / np.sqrt(var + 1e-5) * w + b, rtol=1e-12, atol=1e-12)
+    dy = rng.standard_normal(x.shape)
+    dx, dw, db = F.layer_norm_backward(dy, xhat, rstd, w)
+    dxhat = dy * w                                           # the plain form of the derivative
+    plain = (dxhat - dxhat.mean(-1, keepdims=True) - xhat * (dxhat * xhat).mean(-1, keepdims=True)) * rstd
+    np.testing.assert_allclose(dx, plain, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dw, (dy * xhat).sum(axis=(0, 1)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(db, dy.sum(axis=(0, 1)), rtol=1e-12, atol=1e-12)
+
+
+def test_linear_with_one_output_takes_the_outer_product_exactly():
+    rng = np.random.default_rng(8)
+    x, W = rng.standard_normal((4, 6, 5)), rng.standard_normal((1, 5))
+    dy = rng.standard_normal((4, 6, 1))
+    dx, dW, db = F.linear_backward(dy, x, W)
+    np.testing.assert_array_equal(dx, dy * W)                 # one product per entry, no sums: exact
+    np.testing.assert_allclose(dW, np.einsum("bto,btj->oj", dy, x), atol=1e-12)
+
+
+def test_scores_bounded_from_q_and_k_take_the_same_softmax_as_the_scan():
+    rng = np.random.default_rng(9)
+    q, k = rng.standard_normal((2, 3, 4, 4)), rng.standard_normal((2, 3, 64, 4))   # S >= 8 d: the bound is used
+    assert F._bounded(q, F._transposed(k, 0.5))
+    bounded = F.attention_weights(q, k, scale=0.5)
+    scanned = F.masked_softmax((q * 0.5) @ k.swapaxes(-1, -2))
+    np.testing.assert_array_equal(bounded, scanned)
+    assert not F._bounded(q * 100.0, F._transposed(k, 0.5))   # not provably bounded: the scan decides
+    np.testing.assert_allclose(F.attention_weights(q * 100.0, k, scale=0.5),
+                               _reference_softmax((q * 50.0) @ k.swapaxes(-1, -2), np.ones((1, 1, 4, 64), bool)),
+                               rtol=1e-12, atol=1e-300)
+
+
+def test_attention_by_query_blocks_equals_attention_at_once():
+    rng = np.random.default_rng(10)
+    q, k, v = rng.standard_normal((2, 2, 11, 4)), rng.standard_normal((2, 2, 9, 4)), rng.standard_normal((2, 2, 9, 3))
+    allowed = rng.random((2, 1, 11, 9)) > 0.2
+    allowed[0, 0, 3] = False                                 # a fully blocked query
+    bias = rng.standard_normal((11, 9))
+    out, A = scaled_dot_product_attention(q, k, v, allowed, bias, 0.6)
+    blocked = F.attention_blocks(q, k, v, allowed, bias, 0.6, block=4)
+    np.testing.assert_allclose(blocked, out, rtol=1e-13, atol=1e-13)
+    dout = rng.standard_normal(out.shape)
+    want = scaled_dot_product_attention_backward(dout, q, k, v, A, 0.6)
+    got = F.attention_blocks_backward(dout, q, k, v, allowed, bias, 0.6, block=4)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    assert np.all(got[0][0, :, 3] == 0)
+
+
+def test_kernels_with_a_member_axis_equal_each_member_alone_bit_for_bit():
+    rng = np.random.default_rng(11)
+    K = 3
+    x, W, b = rng.standard_normal((K, 4, 7, 5)), rng.standard_normal((K, 6, 5)), rng.standard_normal((K, 6))
+    y = F.linear(x, W, b)
+    dy = rng.standard_normal(y.shape)
+    dx, dW, db = F.linear_backward(dy, x, W)
+    g, c = rng.standard_normal((K, 5)), rng.standard_normal((K, 5))
+    ln, xhat, rstd = F.layer_norm(x, g, c, 1e-5)
+    dln = F.layer_norm_backward(dy[..., :5], xhat, rstd, g)
+    s = rng.standard_normal((K, 4, 2, 7, 7)) * np.array([1.0, 100.0, 1.0])[:, None, None, None, None]
+    A = F.masked_softmax(s.copy(), members=True)              # member 1 needs the shift, 0 and 2 do not
+    for m in range(K):
+        np.testing.assert_array_equal(y[m], F.linear(x[m], W[m], b[m]))
+        for got, want in zip((dx[m], dW[m], db[m]), F.linear_backward(dy[m], x[m], W[m])):
+            np.testing.assert_array_equal(got, want)
+        alone = F.layer_norm(x[m], g[m], c[m], 1e-5)
+        np.testing.assert_array_equal(ln[m], alone[0])
+        for got, want in zip((dln[0][m], dln[1][m], dln[2][m]), F.layer_norm_backward(dy[m, ..., :5], *alone[1:], g[m])):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(A[m], F.masked_softmax(s[m].copy()))
