@@ -18,7 +18,7 @@ Three hooks reuse this one implementation instead of copying it:
   earlier positions (incremental decoding).
 
 Long sequences: with ``query_block`` set, attention runs by blocks of queries
-(:func:`~glassformer.nn.functional.attention_blocks`) and keeps no ``(L, S)`` weights for backward,
+(:mod:`glassformer.nn.attention_blocks`) and keeps no ``(L, S)`` weights for backward,
 which forms them again block by block; :meth:`MultiheadAttention.intermediates` (and so ``trace``)
 forms them from the cached queries and keys, so every weight is still there to inspect.
 """
@@ -33,6 +33,7 @@ import numpy as np
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
 from . import functional as F
+from .attention_blocks import attention_blocks, attention_blocks_backward
 from .linear import Linear
 from .masks import merge_masks
 from .module import Module, Parameter, make_rng
@@ -169,7 +170,7 @@ class MultiheadAttention(Module):
                    and weights is None and record is None and cache is None)
         if blocked:                                                           # long sequence: keep no weights
             A = None
-            F.attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
+            attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
         else:
             _, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record,
                                                   members=members, out=heads)
@@ -294,8 +295,9 @@ class MultiheadAttention(Module):
         d_heads = F.split_heads(dU, self.num_heads)                                # (B, H, L, hd)
         buffers, d = self._gradient_buffers(c["groups"], c["x"])                   # dq, dk, dv in projection layout
         if c["blocked"]:
-            grads = F.attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], c["allowed"], c["bias"], self.scale,
-                                                block=self.query_block, members=c["members"], out=d)
+            grads = attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], F.split_heads(c["U"], self.num_heads),
+                                              c["allowed"], c["bias"], self.scale, block=self.query_block,
+                                              members=c["members"], out=d)
         else:
             grads = F.scaled_dot_product_attention_backward(d_heads, c["q"], c["k"], c["v"], c["A"], self.scale,
                                                             c["keep"], c["fixed"], out=d)

@@ -56,7 +56,10 @@ class FlatView:
 
     def is_current(self) -> bool:
         """True while no parameter has been rebound since the view was taken."""
-        return all(p.data is d and p.grad is g for p, (d, g) in zip(self.params, self._views))
+        for p, (d, g) in zip(self.params, self._views):        # a loop: called twice per update
+            if p.data is not d or p.grad is not g:
+                return False
+        return True
 
     def split(self, flat_array: np.ndarray) -> list:
         """Per-parameter views (the parameters' shapes) of a 1-D array laid out like ``data``."""

@@ -13,28 +13,19 @@ composes the modules that call them (so a non-finite value is traced to the exac
 Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, ``H`` heads,
 ``hd = E / H`` head_dim, ``N`` all leading axes.
 
-Speed tricks live inside the kernel that uses them, and the test suite compares each with the
-plain formula:
-
-* one 2-D matrix product per linear map (:func:`linear`): a 3-D @ 2-D ``matmul`` would make one
-  BLAS call per row;
-* fused projections (:func:`project_heads`): when query, key and value are the same array, the
-  caller passes the stacked rows of ``W_Q``, ``W_K`` and ``W_V`` and one product computes all three;
-  their gradients are written straight into that layout (:func:`empty_heads`), so nothing is gathered;
-* BLAS sums over short rows and one-GEMM centring (:mod:`.reductions`) in :func:`layer_norm`,
-  :func:`masked_softmax` and every bias gradient;
-* the bounded-score softmax (:func:`masked_softmax`): no max shift when every score lies in
-  ``[-60, 60]``;
-* the row dot of :func:`softmax_backward`: an ``einsum`` that forms no ``(..., L, S)`` temporary;
-* optionally, attention by blocks of queries (:func:`attention_blocks`): the weights of one block at
-  a time are formed, and recomputed in backward, so a long sequence never holds every
-  ``(L, S)`` weight of every layer at once.
+Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
+one 2-D GEMM per linear map (:func:`linear`); fused query/key/value projections whose gradients are
+written straight into the projection's layout (:func:`project_heads`, :func:`empty_heads`); BLAS
+row sums and one-GEMM centring (:mod:`.reductions`); the softmax without a max shift when the
+scores are bounded (:func:`masked_softmax`, :func:`attention_weights`); contiguous ``k^T`` and
+``v^T`` for the batched products (:func:`transposed`); the temporary-free row dots of
+:func:`softmax_backward`.  Long sequences can run attention by blocks of queries
+(:mod:`glassformer.nn.attention_blocks`), which calls these kernels block by block.
 
 K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
-run through the same kernels: their parameters carry a leading member axis (``weight (K, out, in)``)
-and so do their activations (``x (K, batch, ...)``).  Every kernel then makes, per member, the very
-BLAS calls and element-wise operations a model alone makes, so each member's numbers are bitwise its
-own; only the Python and NumPy call overhead is shared.
+carry a leading member axis on their parameters (``weight (K, out, in)``) and activations (``x (K,
+batch, ...)``); the kernels then make, per member, the very BLAS calls and element-wise operations a
+model alone makes, so each member's numbers are bitwise its own.
 """
 
 from __future__ import annotations
@@ -51,7 +42,7 @@ __all__ = [
     "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward", "project_heads", "project_heads_backward", "split_heads",
-    "merge_heads", "empty_heads", "attention_blocks", "sigmoid", "lstm_step", "lstm_step_backward",
+    "merge_heads", "empty_heads", "attention_weights", "attention_scale", "key_bound", "transposed",
 ]
 
 # Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2's promotion rules.
@@ -218,12 +209,10 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     ``A_ij = exp(s_ij - m_i) [allowed_ij] / sum_j' exp(s_ij' - m_i) [allowed_ij']``, ``m_i`` the row
     maximum over allowed entries; ``-inf`` scores count as blocked.  A fully blocked row comes out as
     zeros (its maximum is replaced by 0 and its zero denominator by 1), never NaN.  When every score
-    lies in ``[-60, 60]`` the shift is skipped (``m_i = 0``): ``exp`` can then neither overflow nor
-    leave float32's normal range, and the row maxima -- the slowest pass, a reduction over short
-    rows -- are not needed.  Both give the same weights up to rounding.  ``bounded``: the caller has
-    shown that every score lies within ``[-59, 59]`` (see :func:`attention_weights`), so the scores
-    need not be scanned.  With ``members`` (scores ``(K, ...)``) each member takes the choice it
-    would take alone.
+    lies in ``[-60, 60]`` (scanned, or shown by the caller: ``bounded``) the shift is skipped
+    (``m_i = 0``): ``exp`` can neither overflow nor leave float32's normal range, and the row maxima
+    -- a slow reduction over short rows -- are not needed; same weights up to rounding.  With
+    ``members`` (scores ``(K, ...)``) each member takes the choice it would take alone.
     """
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
@@ -253,29 +242,34 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     return scores
 
 
-def softmax_backward(dA, A):
-    """``dS = A * (dA - sum_j dA_ij A_ij)``, **in place** on ``dA``; blocked entries (A = 0) get 0."""
-    dA -= np.einsum("...ij,...ij->...i", dA, A)[..., None]     # row dots, no (..., L, S) temporary
+def softmax_backward(dA, A, row_dots=None):
+    """``dS = A * (dA - sum_j dA_ij A_ij)``, **in place** on ``dA``; blocked entries (A = 0) get 0.
+
+    ``row_dots (..., 1)``: the sums ``sum_j dA_ij A_ij`` when the caller has them more cheaply
+    (attention by blocks); else an ``einsum`` forms them with no ``(..., L, S)`` temporary.
+    """
+    dA -= np.einsum("...ij,...ij->...i", dA, A)[..., None] if row_dots is None else row_dots
     dA *= A
     return dA
 
 
 # =========================================================================== attention
-def _default_scale(head_dim: int) -> float:
-    """``1/sqrt(head_dim)`` as a Python float, so float32 tensors stay float32."""
+def attention_scale(head_dim: int) -> float:
+    """The default scale of the scores, ``1/sqrt(head_dim)``, as a Python float (float32 stays float32)."""
     return 1.0 / math.sqrt(head_dim)
 
 
-def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False, *, k_t=None):
+def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False, *, k_t=None,
+                      k_bound=None):
     """``A = softmax(q k^T * scale + bias, blocked -> 0)`` over the keys: ``(..., L, S)``.
 
-    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there).
-    ``scale k^T`` is written out contiguous first: NumPy's batched product runs ~2x faster on it
-    than on the transposed view of the fused projection; ``k_t`` passes it in when it is already
-    formed (:func:`attention_blocks` forms it once for all its blocks).
+    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there),
+    from ``q`` and the contiguous ``k_t = scale k^T`` (:func:`transposed`; ~2x faster than the
+    projection's transposed view).  ``k_t`` and ``k_bound`` (:func:`key_bound`) may be passed in
+    when already formed (attention by blocks forms them once for all its blocks).
     """
-    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    k_t = _transposed(k, scale) if k_t is None else k_t        # (..., d, S)
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t = transposed(k, scale) if k_t is None else k_t        # (..., d, S)
     A = q @ k_t                                                 # (..., L, S) the scores S
     if bias is not None:
         A += bias
@@ -284,25 +278,30 @@ def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, me
     if record is not None:
         record["S"] = A.copy()
     # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array.
-    bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and _bounded(q, k_t)
+    bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and \
+        _bounded(q, key_bound(k_t) if k_bound is None else k_bound)
     return masked_softmax(A, members=members, bounded=bounded)  # in place: S becomes A
 
 
-def _bounded(q, k_t) -> bool:
-    """``max_i |q_i| max_j |k_j| <= 59``, so that every score ``q_i . k_j`` lies in ``[-59, 59]``."""
-    q_sq = np.maximum.reduce(row_sum(q * q), axis=None)                    # largest squared query norm
-    k_sq = np.maximum.reduce(np.add.reduce(k_t * k_t, axis=-2), axis=None)  # largest squared (scaled) key norm
-    return bool(q_sq * k_sq <= 59.0 ** 2)
+def key_bound(k_t) -> float:
+    """The largest squared norm of a (scaled) key, a column of ``k_t (..., d, S)``."""
+    return float(np.maximum.reduce(np.add.reduce(k_t * k_t, axis=-2), axis=None))
 
 
-def _transposed(a, scale=1.0):
-    """``scale * a^T`` over the last two axes, as a new C-contiguous array ``(..., d, S)``."""
+def _bounded(q, bound: float) -> bool:
+    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``."""
+    return bool(np.maximum.reduce(row_sum(q * q), axis=None) * bound <= 59.0 ** 2)
+
+
+def transposed(a, scale=1.0):
+    """``scale * a^T`` over the last two axes, as a new C-contiguous array ``(..., d, S)``: the layout
+    in which NumPy's batched products take their right operand fastest (see :func:`attention_weights`)."""
     out = np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), dtype=a.dtype)
     return np.multiply(a.swapaxes(-1, -2), scale, out=out)
 
 
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
-                                 record=None, *, members=False, out=None, k_t=None):
+                                 record=None, *, members=False, out=None, k_t=None, k_bound=None):
     """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
 
     Parameters
@@ -329,85 +328,42 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    A = attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t) if weights is None else weights
+    A = weights if weights is not None else \
+        attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
     return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
-                                          out=None, v_t=None):
+                                          out=None, v_t=None, o=None):
     """Return ``(dq, dk, dv)`` of :func:`scaled_dot_product_attention`.
 
     With ``A' = A * keep`` the weights applied: ``dv = A'^T dout``, ``dA = (dout v^T) * keep``,
-    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k`` and ``dk = scale dS^T q``.  The
-    scale multiplies ``dout`` once (a ``(L, dv)`` array, smaller than ``dS``).  Blocked entries and
-    fully blocked rows have ``A = 0`` and get exactly zero gradient.  With ``fixed_weights`` (the weights were given,
-    not computed) ``dq`` and ``dk`` are zero.  ``out``: three arrays ``(dq, dk, dv)`` to write into
-    (None entries are allocated), e.g. views of :func:`empty_heads`; ``v_t``: ``v^T`` already formed
-    contiguous (see :func:`attention_weights`).
+    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k``, ``dk = scale dS^T q`` (the scale
+    multiplies ``dout``, the smaller array).  Blocked entries and fully blocked rows get exactly zero
+    gradient; ``fixed_weights`` (given, not computed) gives zero ``dq`` and ``dk``.  ``out``: arrays
+    ``(dq, dk, dv)`` to write into (views of :func:`empty_heads`; None: allocate); ``v_t``: ``v^T``
+    already :func:`transposed`; ``o = A' v`` (the forward output): the softmax row dots become
+    ``dout_i . o_i``, sums over ``dv`` instead of ``S`` (Dao et al., 2022), equal up to rounding.
     """
     dq, dk, dv = (None, None, None) if out is None else out
     dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
     if fixed_weights:
-        return _zeros_into(dq, q), _zeros_into(dk, k), dv
-    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
+        return np.zeros_like(q) if dq is None else _zero(dq), np.zeros_like(k) if dk is None else _zero(dk), dv
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
     ds = dout * scale                                           # (..., L, dv)
-    dA = ds @ (_transposed(v) if v_t is None else v_t)          # (..., L, S) scale * dL/dA
+    dA = ds @ (transposed(v) if v_t is None else v_t)          # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
-    dS = softmax_backward(dA, A)                                # (..., L, S) scale * dL/dS
+    row_dots = None if o is None else np.einsum("...ij,...ij->...i", ds, o)[..., None]
+    dS = softmax_backward(dA, A, row_dots)                      # (..., L, S) scale * dL/dS
     dq = np.matmul(dS, k, out=dq)                               # (..., L, d)
     dk = np.matmul(dS.swapaxes(-1, -2), q, out=dk)              # (..., S, d)
     return dq, dk, dv
 
 
-def _zeros_into(buf, like):
-    if buf is None:
-        return np.zeros_like(like)
+def _zero(buf):
     buf[...] = 0.0
     return buf
-
-
-def _block_of(mask, rows_):
-    """Rows ``rows_`` of a mask broadcastable to ``(..., L, S)`` (unchanged where it broadcasts over L)."""
-    return None if mask is None or np.shape(mask)[-2] == 1 else mask[..., rows_, :]
-
-
-def attention_blocks(q, k, v, allowed=None, bias=None, scale=None, *, block: int, members=False, out=None):
-    """:func:`scaled_dot_product_attention` by blocks of ``block`` queries, keeping no weights.
-
-    Each block forms its ``(block, S)`` weights, meets ``v`` and drops them, so the memory of the
-    weights is ``block / L`` of the whole; :func:`attention_blocks_backward` forms them again from
-    ``q`` and ``k`` (the same calls, so the same numbers) -- FlashAttention's recomputation (Dao et
-    al., 2022) at the level of NumPy blocks.  No dropout and no given weights.  Returns ``out (..., L, dv)``.
-    """
-    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    k_t = _transposed(k, scale)                                 # (..., d, S), formed once for every block
-    if out is None:
-        out = np.empty(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-    for i in range(0, q.shape[-2], block):
-        b = slice(i, i + block)
-        scaled_dot_product_attention(q[..., b, :], k, v, _block_of(allowed, b), _block_of(bias, b), scale,
-                                     members=members, out=out[..., b, :], k_t=k_t)
-    return out
-
-
-def attention_blocks_backward(dout, q, k, v, allowed=None, bias=None, scale=None, *, block: int,
-                              members=False, out=None):
-    """``(dq, dk, dv)`` of :func:`attention_blocks`: per block, the weights again, then the backward kernel."""
-    dq, dk, dv = (None, None, None) if out is None else out
-    dq = np.empty_like(q) if dq is None else dq
-    dk, dv = _zeros_into(dk, k), _zeros_into(dv, v)
-    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    k_t, v_t = _transposed(k, scale), _transposed(v)            # formed once for every block
-    for i in range(0, q.shape[-2], block):
-        b = slice(i, i + block)
-        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members,
-                              k_t=k_t)
-        _, dk_b, dv_b = scaled_dot_product_attention_backward(dout[..., b, :], q[..., b, :], k, v, A, scale,
-                                                              out=(dq[..., b, :], None, None), v_t=v_t)
-        dk += dk_b
-        dv += dv_b
-    return dq, dk, dv
 
 
 # =========================================================================== heads
@@ -459,47 +415,3 @@ def merge_heads(x):
     """``(..., H, T, hd) -> (..., T, H * hd)``: concatenate the heads (the chapter's U)."""
     *lead, H, T, hd = x.shape
     return x.swapaxes(-3, -2).reshape(*lead, T, H * hd)
-
-
-# =========================================================================== LSTM step
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    """Logistic function ``1 / (1 + exp(-x))`` without overflow for large ``|x|``; keeps the dtype.
-
-    Uses ``z = exp(-|x|)`` (always in (0, 1]): ``1 / (1 + z)`` for x >= 0 and ``z / (1 + z)`` otherwise.
-    """
-    z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
-
-
-def lstm_step(pre: np.ndarray, c_prev: np.ndarray):
-    """One LSTM step (Hochreiter & Schmidhuber 1997; gate order i, f, g, o as PyTorch) from the
-    pre-activations ``pre = x W_ih^T + b_ih + h W_hh^T + b_hh (batch, 4H)`` and ``c_prev (batch, H)``:
-    ``c = f c_prev + i g``, ``h = o tanh(c)``.
-
-    Returns ``gates (batch, 4H)`` (activated i, f, g, o), ``c (batch, H)``, ``tanh_c``, ``h``.
-    """
-    H = c_prev.shape[-1]
-    gates = sigmoid(pre)                                        # (batch, 4H)
-    gates[..., 2 * H:3 * H] = np.tanh(pre[..., 2 * H:3 * H])
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    c = f * c_prev + i * g
-    tanh_c = np.tanh(c)
-    return gates, c, tanh_c, o * tanh_c
-
-
-def lstm_step_backward(gates, c_prev, tanh_c, dh, dc):
-    """Backward of :func:`lstm_step` given dL/dh_t (from the output and from step t+1) and dL/dc_t.
-
-    ``dc = dc_t + dh_t o (1 - tanh(c)^2)``; ``da_i = dc g i (1 - i)``, ``da_f = dc c_prev f (1 - f)``,
-    ``da_g = dc i (1 - g^2)``, ``da_o = dh_t tanh(c) o (1 - o)``; ``dc_prev = dc f``.  Returns
-    ``dpre (batch, 4H)`` and ``dc_prev (batch, H)``; the caller forms ``dh_prev = dpre W_hh``.
-    """
-    H = c_prev.shape[-1]
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    dc = dc + dh * o * (1 - tanh_c * tanh_c)
-    dpre = np.empty_like(gates)
-    dpre[..., :H] = dc * g * i * (1 - i)
-    dpre[..., H:2 * H] = dc * c_prev * f * (1 - f)
-    dpre[..., 2 * H:3 * H] = dc * i * (1 - g * g)
-    dpre[..., 3 * H:] = dh * tanh_c * o * (1 - o)
-    return dpre, dc * f

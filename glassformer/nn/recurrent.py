@@ -1,7 +1,7 @@
 """Long short-term memory: ``LSTMCell`` (one step) and ``LSTM`` (whole sequences, stacked,
 optionally bidirectional), with backward through time written by hand.
 
-The equations (kernel :func:`~glassformer.nn.functional.lstm_step`) are those of ``torch.nn.LSTM``
+The equations (kernel :func:`~glassformer.nn.lstm_step.lstm_step`) are those of ``torch.nn.LSTM``
 (Hochreiter & Schmidhuber, 1997, with the forget gate of Gers et al., 2000), gate order i, f, g, o::
 
     a_t = x_t @ W_ih.T + b_ih + h_{t-1} @ W_hh.T + b_hh           (batch, 4 * hidden)
@@ -9,7 +9,7 @@ The equations (kernel :func:`~glassformer.nn.functional.lstm_step`) are those of
     c_t = f_t * c_{t-1} + i_t * g_t
     h_t = o_t * tanh(c_t)
 
-Backward through time runs :func:`~glassformer.nn.functional.lstm_step_backward` from the last step to
+Backward through time runs :func:`~glassformer.nn.lstm_step.lstm_step_backward` from the last step to
 the first, and the weight gradients are sums over time, computed as single matmuls after the loop.
 Parameter names and layouts match PyTorch, so
 ``load_state_dict({k: v.numpy() for k, v in torch_lstm.state_dict().items()})`` works.
@@ -21,7 +21,8 @@ import numpy as np
 
 from .._validation import as_float_array, check_last_dim, check_ndim, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
-from .functional import dropout_scale, lstm_step, lstm_step_backward
+from .functional import dropout_scale
+from .lstm_step import lstm_step, lstm_step_backward
 from .module import Module, Parameter, make_rng
 
 GATES = ("i", "f", "g", "o")

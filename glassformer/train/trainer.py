@@ -367,7 +367,7 @@ class Trainer:
 
     @staticmethod
     def _take(data: tuple, idx) -> tuple:
-        return tuple(None if a is None else a[idx] for a in data)
+        return tuple([None if a is None else a[idx] for a in data])
 
     # --- parameters and state, for callbacks -------------------------------------------------
     def snapshot(self, into: list | None = None) -> list:

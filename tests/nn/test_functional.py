@@ -12,6 +12,7 @@ from glassformer.nn import functional as F
 from glassformer.nn.functional import (
     masked_softmax, scaled_dot_product_attention, scaled_dot_product_attention_backward,
 )
+from glassformer.nn.attention_blocks import attention_blocks, attention_blocks_backward
 from glassformer.nn.reductions import lead_sum, row_sum
 from glassformer.selftest.published import bug_report
 
@@ -263,11 +264,11 @@ def test_linear_with_one_output_takes_the_outer_product_exactly():
 def test_scores_bounded_from_q_and_k_take_the_same_softmax_as_the_scan():
     rng = np.random.default_rng(9)
     q, k = rng.standard_normal((2, 3, 4, 4)), rng.standard_normal((2, 3, 64, 4))   # S >= 8 d: the bound is used
-    assert F._bounded(q, F._transposed(k, 0.5))
+    assert F._bounded(q, F.key_bound(F.transposed(k, 0.5)))
     bounded = F.attention_weights(q, k, scale=0.5)
     scanned = F.masked_softmax((q * 0.5) @ k.swapaxes(-1, -2))
     np.testing.assert_array_equal(bounded, scanned)
-    assert not F._bounded(q * 100.0, F._transposed(k, 0.5))   # not provably bounded: the scan decides
+    assert not F._bounded(q * 100.0, F.key_bound(F.transposed(k, 0.5)))   # not provably bounded: the scan decides
     np.testing.assert_allclose(F.attention_weights(q * 100.0, k, scale=0.5),
                                _reference_softmax((q * 50.0) @ k.swapaxes(-1, -2), np.ones((1, 1, 4, 64), bool)),
                                rtol=1e-12, atol=1e-300)
@@ -280,11 +281,11 @@ def test_attention_by_query_blocks_equals_attention_at_once():
     allowed[0, 0, 3] = False                                 # a fully blocked query
     bias = rng.standard_normal((11, 9))
     out, A = scaled_dot_product_attention(q, k, v, allowed, bias, 0.6)
-    blocked = F.attention_blocks(q, k, v, allowed, bias, 0.6, block=4)
+    blocked = attention_blocks(q, k, v, allowed, bias, 0.6, block=4)
     np.testing.assert_allclose(blocked, out, rtol=1e-13, atol=1e-13)
     dout = rng.standard_normal(out.shape)
     want = scaled_dot_product_attention_backward(dout, q, k, v, A, 0.6)
-    got = F.attention_blocks_backward(dout, q, k, v, allowed, bias, 0.6, block=4)
+    got = attention_blocks_backward(dout, q, k, v, blocked, allowed, bias, 0.6, block=4)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
     assert np.all(got[0][0, :, 3] == 0)
