@@ -34,6 +34,7 @@ from .._validation import as_float_array, as_input, check_positive_int, check_pr
 from ..errors import InputError, NotReadyError, ShapeError
 from . import functional as F
 from .attention_blocks import attention_blocks, attention_blocks_backward
+from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
 from .masks import merge_masks
 from .module import Module, Parameter, make_rng
@@ -165,7 +166,7 @@ class MultiheadAttention(Module):
         allowed, bias, keep, weights, record = self._kernel_arguments(
             q.shape[:-1] + (k.shape[-2],), q.dtype, attn_mask, key_padding_mask, is_causal, unbatched, t0, members)
         U = np.empty(q.shape[:-3] + (q.shape[-2], self.embed_dim), dtype=q.dtype)    # (B, L, E)
-        heads = F.split_heads(U, self.num_heads)                              # (B, H, L, hd) view: no copy to merge
+        heads = split_heads(U, self.num_heads)                              # (B, H, L, hd) view: no copy to merge
         blocked = (self.query_block is not None and q.shape[-2] > self.query_block and keep is None
                    and weights is None and record is None and cache is None)
         if blocked:                                                           # long sequence: keep no weights
@@ -243,7 +244,7 @@ class MultiheadAttention(Module):
             if skip_kv and g[0] > 0:
                 continue
             rows = slice(g[0] * E, (g[-1] + 1) * E)
-            heads = F.project_heads(x[g[0]], self.in_proj_weight.data[..., rows, :],
+            heads = project_heads(x[g[0]], self.in_proj_weight.data[..., rows, :],
                                     None if b is None else b.data[..., rows], self.num_heads, len(g))  # (n, B, H, T, hd)
             for j, i in enumerate(g):
                 parts[i] = heads[j]
@@ -292,10 +293,10 @@ class MultiheadAttention(Module):
         if c["unbatched"]:
             dO = dO[None]
         dU = self.out_proj.backward(dO) if self.out_proj is not None else dO      # (B, L, E)
-        d_heads = F.split_heads(dU, self.num_heads)                                # (B, H, L, hd)
+        d_heads = split_heads(dU, self.num_heads)                                # (B, H, L, hd)
         buffers, d = self._gradient_buffers(c["groups"], c["x"])                   # dq, dk, dv in projection layout
         if c["blocked"]:
-            grads = attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], F.split_heads(c["U"], self.num_heads),
+            grads = attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], split_heads(c["U"], self.num_heads),
                                               c["allowed"], c["bias"], self.scale, block=self.query_block,
                                               members=c["members"], out=d)
         else:
@@ -309,7 +310,7 @@ class MultiheadAttention(Module):
         out, E, b = [], self.embed_dim, self.in_proj_bias
         for g, buf in zip(c["groups"], buffers):
             rows = slice(g[0] * E, (g[-1] + 1) * E)
-            dx, dW, db = F.project_heads_backward(buf, c["x"][g[0]], self.in_proj_weight.data[..., rows, :],
+            dx, dW, db = project_heads_backward(buf, c["x"][g[0]], self.in_proj_weight.data[..., rows, :],
                                                   b is not None)
             self.in_proj_weight.grad[..., rows, :] += dW
             if b is not None:
@@ -318,11 +319,11 @@ class MultiheadAttention(Module):
         return tuple(out)
 
     def _gradient_buffers(self, groups, x):
-        """One :func:`~glassformer.nn.functional.empty_heads` array per input group, and the
+        """One :func:`~glassformer.nn.heads.empty_heads` array per input group, and the
         ``(dq, dk, dv)`` views of them the attention backward writes into."""
         buffers, d = [], [None, None, None]
         for g in groups:
-            buf = F.empty_heads(x[g[0]].shape, len(g), self.num_heads, self.head_dim, x[g[0]].dtype)
+            buf = empty_heads(x[g[0]].shape, len(g), self.num_heads, self.head_dim, x[g[0]].dtype)
             buffers.append(buf)
             for j, i in enumerate(g):
                 d[i] = buf[j]

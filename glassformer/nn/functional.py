@@ -14,8 +14,8 @@ Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, 
 ``hd = E / H`` head_dim, ``N`` all leading axes.
 
 Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
-one 2-D GEMM per linear map (:func:`linear`); fused query/key/value projections whose gradients are
-written straight into the projection's layout (:func:`project_heads`, :func:`empty_heads`); BLAS
+one 2-D GEMM per linear map (:func:`linear`, which the fused query/key/value projections of
+:mod:`glassformer.nn.heads` call once for all three, their gradients written in its layout); BLAS
 row sums and one-GEMM centring (:mod:`.reductions`); the softmax without a max shift when the
 scores are bounded (:func:`masked_softmax`, :func:`attention_weights`); contiguous ``k^T`` and
 ``v^T`` for the batched products (:func:`transposed`); the temporary-free row dots of
@@ -41,8 +41,7 @@ __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
     "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
-    "scaled_dot_product_attention_backward", "project_heads", "project_heads_backward", "split_heads",
-    "merge_heads", "empty_heads", "attention_weights", "attention_scale", "key_bound", "transposed",
+    "scaled_dot_product_attention_backward", "attention_weights", "attention_scale", "key_bound", "transposed",
 ]
 
 # Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2's promotion rules.
@@ -341,7 +340,7 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     ``dS`` from :func:`softmax_backward`, ``dq = scale dS k``, ``dk = scale dS^T q`` (the scale
     multiplies ``dout``, the smaller array).  Blocked entries and fully blocked rows get exactly zero
     gradient; ``fixed_weights`` (given, not computed) gives zero ``dq`` and ``dk``.  ``out``: arrays
-    ``(dq, dk, dv)`` to write into (views of :func:`empty_heads`; None: allocate); ``v_t``: ``v^T``
+    ``(dq, dk, dv)`` to write into (views of :func:`~glassformer.nn.heads.empty_heads`; None: allocate); ``v_t``: ``v^T``
     already :func:`transposed`; ``o = A' v`` (the forward output): the softmax row dots become
     ``dout_i . o_i``, sums over ``dv`` instead of ``S`` (Dao et al., 2022), equal up to rounding.
     """
@@ -364,54 +363,3 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
 def _zero(buf):
     buf[...] = 0.0
     return buf
-
-
-# =========================================================================== heads
-def project_heads(x, weight, bias, num_heads: int, n_parts: int = 1):
-    """Project ``x (..., T, E_in)`` with ``n_parts`` stacked weight blocks and split each into heads.
-
-    ``weight (n_parts * E, E_in)`` holds the rows of, e.g., ``W_Q``, ``W_K`` and ``W_V`` (fused
-    projection: one GEMM for every part that reads the same input).  Returns views of shape
-    ``(n_parts, ..., H, T, hd)``; each ``(T, hd)`` matrix has unit column stride, which BLAS takes.
-    """
-    *lead, T, _ = x.shape
-    y = linear(x, weight, bias)                                 # (..., T, n_parts * E)
-    head_dim = weight.shape[-2] // (n_parts * num_heads)
-    y = y.reshape(*lead, T, n_parts, num_heads, head_dim)       # (..., T, n, H, hd)
-    n = len(lead)
-    return y.transpose(n + 1, *range(n), n + 2, n, n + 3)       # (n, ..., H, T, hd)
-
-
-def empty_heads(x_shape, n_parts: int, num_heads: int, head_dim: int, dtype):
-    """An uninitialised ``(n_parts, ..., H, T, hd)`` array laid out as :func:`project_heads`'s output.
-
-    Gradients written into it (:func:`scaled_dot_product_attention_backward`'s ``out``) are already
-    in the layout of the projection, so :func:`project_heads_backward` reads them without a copy.
-    """
-    *lead, T, _ = x_shape
-    buf = np.empty((*lead, T, n_parts, num_heads, head_dim), dtype=dtype)
-    n = len(lead)
-    return buf.transpose(n + 1, *range(n), n + 2, n, n + 3)
-
-
-def project_heads_backward(d_parts, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)`` of :func:`project_heads` from the ``(n_parts, ..., H, T, hd)`` gradient.
-
-    ``d_parts``: an :func:`empty_heads` array (read in place) or a sequence of one ``(..., H, T, hd)``
-    gradient per part (gathered into that layout first).
-    """
-    d = d_parts if isinstance(d_parts, np.ndarray) else np.stack(d_parts)
-    n = d.ndim - 4                                              # leading axes of x
-    d = d.transpose(*range(1, n + 1), n + 2, 0, n + 1, n + 3)   # (..., T, n, H, hd)
-    return linear_backward(d.reshape(x.shape[:-1] + (-1,)), x, weight, has_bias)  # dx (..., T, E_in)
-
-
-def split_heads(x, num_heads: int):
-    """``(..., T, E) -> (..., H, T, hd)``."""
-    return x.reshape(x.shape[:-1] + (num_heads, x.shape[-1] // num_heads)).swapaxes(-3, -2)
-
-
-def merge_heads(x):
-    """``(..., H, T, hd) -> (..., T, H * hd)``: concatenate the heads (the chapter's U)."""
-    *lead, H, T, hd = x.shape
-    return x.swapaxes(-3, -2).reshape(*lead, T, H * hd)

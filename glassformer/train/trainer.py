@@ -47,25 +47,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ._checks import named_params
+from ._checks import check_batch_size, check_epochs, count_rows, named_params
 from .callbacks import as_callback, hook_table
 from .history import History
-from .optim import Optimizer, clip_global_norm
+from .clipping import clip_global_norm
+from .optim import Optimizer
 from .standard import standard_callbacks
 
 __all__ = ["Trainer", "run_to_end", "total_updates"]
-
-
-def _check_epochs(epochs) -> int:
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:
-        raise InputError(f"Trainer: epochs must be an integer >= 0, got {epochs!r}")
-    return int(epochs)
-
-
-def _check_batch_size(batch_size) -> int | None:
-    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) < 1):
-        raise InputError(f"Trainer: batch_size must be None or an integer >= 1, got {batch_size!r}")
-    return None if batch_size is None else int(batch_size)
 
 
 def run_to_end(run, answer):
@@ -96,7 +85,7 @@ def total_updates(n_rows: int, batch_size: int | None, epochs: int) -> int:
     InputError
         ``epochs`` or ``batch_size`` out of range (the Trainer's own checks).
     """
-    batch_size, epochs = _check_batch_size(batch_size), _check_epochs(epochs)
+    batch_size, epochs = check_batch_size(batch_size), check_epochs(epochs)
     return epochs * (1 if batch_size is None else math.ceil(n_rows / batch_size))
 
 
@@ -172,7 +161,7 @@ class Trainer:
                              f"by name: make_optimizer), got {optimizer!r}")
         self.optimizer = optimizer
         self._same_params = {id(p) for p in self.params} == {id(p) for p in optimizer.params}
-        self.epochs, self.batch_size = _check_epochs(epochs), _check_batch_size(batch_size)
+        self.epochs, self.batch_size = check_epochs(epochs), check_batch_size(batch_size)
         self.shuffle, self.seed = bool(shuffle), seed
         if grad_clip is not None and not float(grad_clip) > 0:
             raise InputError(f"Trainer: grad_clip must be None or > 0, got {grad_clip!r}")
@@ -241,7 +230,7 @@ class Trainer:
         return value
 
     def _begin(self, train: tuple, val) -> None:
-        self.n_rows = self._n_rows(train)
+        self.n_rows = count_rows(train, "Trainer")
         self.n_batches = total_updates(self.n_rows, self.batch_size, 1)
         self.rng = np.random.default_rng(self.seed)
         self.epoch_rng_state = self.rng.bit_generator.state
@@ -350,21 +339,6 @@ class Trainer:
         return self._seconds_before + time.perf_counter() - self._t0
 
     # --- data --------------------------------------------------------------------------------
-    @staticmethod
-    def _n_rows(data: tuple) -> int:
-        n = None
-        for a in data:
-            if a is None:
-                continue
-            if n is None:
-                n = len(a)
-            elif len(a) != n:
-                raise InputError(f"Trainer: all training arrays need the same number of rows, "
-                                 f"got {[None if x is None else len(x) for x in data]}")
-        if not n:
-            raise InputError("Trainer: no training rows")
-        return n
-
     @staticmethod
     def _take(data: tuple, idx) -> tuple:
         return tuple([None if a is None else a[idx] for a in data])

@@ -1,5 +1,5 @@
 """The kernels of glassformer.nn.functional: hand values, finite differences, and every speed trick
-against the plain formula it replaces (one GEMM per linear map, fused projections, BLAS row sums,
+against the plain formula it replaces (one GEMM per linear map, BLAS row sums,
 the bounded-score softmax, the row dot of the softmax backward)."""
 
 from __future__ import annotations
@@ -178,27 +178,6 @@ def test_attention_records_the_masked_scores_and_takes_given_weights():
     dq, dk, dv = scaled_dot_product_attention_backward(np.ones_like(out), q, k, v, W, fixed_weights=True)
     assert not dq.any() and not dk.any()
     np.testing.assert_allclose(dv, W.T @ np.ones_like(out), atol=1e-14)
-
-
-# --------------------------------------------------------------------------- heads
-def test_fused_projection_equals_separate_projections_and_gradients():
-    rng = np.random.default_rng(6)
-    x, W, b = rng.standard_normal((2, 5, 6)), rng.standard_normal((18, 6)), rng.standard_normal(18)
-    fused = F.project_heads(x, W, b, num_heads=2, n_parts=3)                      # (3, B, H, T, hd)
-    for part in range(3):
-        rows = slice(6 * part, 6 * (part + 1))
-        alone = F.project_heads(x, W[rows], b[rows], num_heads=2)[0]
-        np.testing.assert_allclose(fused[part], alone, rtol=1e-13, atol=1e-13)
-        plain = (x @ W[rows].T + b[rows]).reshape(2, 5, 2, 3).transpose(0, 2, 1, 3)
-        np.testing.assert_allclose(fused[part], plain, rtol=1e-13, atol=1e-13)
-    d = [rng.standard_normal((2, 2, 5, 3)) for _ in range(3)]
-    dx, dW, db = F.project_heads_backward(d, x, W)
-    sep = [F.project_heads_backward([d[p]], x, W[6 * p:6 * (p + 1)]) for p in range(3)]
-    np.testing.assert_allclose(dx, sum(s[0] for s in sep), atol=1e-12)
-    np.testing.assert_allclose(dW, np.concatenate([s[1] for s in sep]), atol=1e-12)
-    np.testing.assert_allclose(db, np.concatenate([s[2] for s in sep]), atol=1e-12)
-    U = F.merge_heads(fused[0])
-    np.testing.assert_array_equal(F.split_heads(U, 2), fused[0])
 
 
 # --------------------------------------------------------------------------- cases from public bug reports
