@@ -11,8 +11,11 @@ Usage (from the repository root)::
 Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the seed's
 per-sequence loop) are built in this process, warmed up once, then timed in alternating
 repetitions (the order flips each repetition).  The table gives the median and min-max of the
-repetitions and the ratio of the medians glassformer / PyTorch.  PyTorch gets as many threads as
-numpy's BLAS (``torch.set_num_threads``).
+repetitions and the ratio of the medians glassformer / PyTorch (for the ensemble case: five
+members side by side / one member alone).  PyTorch gets as many threads as numpy's BLAS
+(``torch.set_num_threads``).  With ``--threads 1`` the clock is the process's CPU time
+(``time.process_time``), which other programs on a shared machine disturb far less than the wall
+clock; otherwise (several threads) it is the wall clock.
 
 Memory: each framework runs each case in a fresh subprocess (``--memory-worker``): the figure is
 the peak resident set size during the case's run minus the resident size right after the imports
@@ -48,6 +51,9 @@ sys.path.insert(1, str(HERE.parent))
 
 import numpy as np  # noqa: E402
 
+import time  # noqa: E402
+
+import cases  # noqa: E402
 import harness  # noqa: E402
 from cases import CASES, GF, LOOP, PT  # noqa: E402
 
@@ -141,6 +147,8 @@ def _row_label(case, variant) -> str:
         return f"inference stride {variant}"
     if case.name == "scaling":
         return f"scaling T={variant}"
+    if case.name == "ensemble":
+        return "ensemble: 5 members / 1"
     return case.name
 
 
@@ -169,7 +177,7 @@ def _measure_all(results: list, args) -> dict:
         return {GF: {}, PT: {}}
     print("memory: " + ("one subprocess per framework" if args.quick else "one subprocess per framework and case")
           + " ...", flush=True)
-    items = [r["item"] for r in results]
+    items = [r["item"] for r in results if r["case"].memory]
     mem = {}
     for fw in (GF, PT):
         mem[fw] = {}
@@ -183,9 +191,10 @@ def _table(results: list, mem: dict) -> str:
     for r in results:
         case, stats = r["case"], r["stats"]
         mg, mp = mem[GF].get(r["item"]), mem[PT].get(r["item"])
-        t_ratio = stats[GF].median / stats[PT].median
+        a, b = case.ratio
+        t_ratio = stats[a].median / stats[b].median
         m_ratio = mg["above_kb"] / mp["above_kb"] if mg and mp and mp["above_kb"] > 0 else None
-        rows.append([r["label"], _fmt_time(stats[GF], case.per_step), _fmt_time(stats[PT], case.per_step),
+        rows.append([r["label"], _fmt_time(stats[a], case.per_step), _fmt_time(stats[b], case.per_step),
                      f"{t_ratio:.2f}{_verdict(t_ratio, case.time_target)}", _fmt_mem(mg), _fmt_mem(mp),
                      "-" if m_ratio is None else f"{m_ratio:.2f}{_verdict(m_ratio, case.mem_target)}"])
         if LOOP in stats:
@@ -230,6 +239,8 @@ def run(args) -> int:
     import glassformer.models.seq2seq  # noqa: F401
 
     threads = set_threads(args.threads)
+    if args.threads == 1:
+        cases.CLOCK["clock"] = time.process_time        # one thread: CPU time, robust to a shared machine
     import torch
 
     load0 = os.getloadavg()
@@ -242,6 +253,7 @@ def run(args) -> int:
     if os.environ.get("OPENBLAS_CORETYPE"):
         print(f"  note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set (slows current OpenBLAS)")
     print(f"  load average at start (1, 5, 15 min): {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}")
+    print(f"  clock: {'CPU time of this process (process_time)' if args.threads == 1 else 'wall clock (perf_counter)'}")
     print(f"mode: {'quick' if args.quick else 'full'}\n", flush=True)
 
     results, checks = _time_cases(args)

@@ -68,7 +68,8 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         for name, v in (("n_features", n_features), ("n_targets", n_targets)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"{where}: {name} must be a positive integer, got {v!r}")
-        self.network_ = self._make_network(int(n_features), int(n_targets))
+        # One flat array for the parameters: the optimizer updates them in a few calls (glassformer.nn.flat).
+        self.network_ = self._make_network(int(n_features), int(n_targets)).flatten_parameters()
         self.n_features_in_, self.n_targets_ = int(n_features), int(n_targets)
         self.is_fitted_ = False
         self.history_ = None
@@ -138,7 +139,14 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         TrainingInterrupted
             SIGINT/SIGTERM during training (checkpoint saved if configured).
         """
-        where = f"{type(self).__name__}.fit"
+        train, val = self._prepare_fit(X, y, positions, X_val, y_val, positions_val, f"{type(self).__name__}.fit")
+        return self._run_trainer(train, val, callbacks, checkpoint_dir=checkpoint_dir,
+                                 checkpoint_every=checkpoint_every, checkpoint_config=checkpoint_config,
+                                 resume_from=resume_from)
+
+    def _prepare_fit(self, X, y, positions, X_val, y_val, positions_val, where: str):
+        """What ``fit`` trains on: checked data, the validation split and ``network_`` (built unless
+        ``warm_start``); returns ``(train, val)`` as :meth:`_split_validation`."""
         X = self._check_X(X, where)
         Y = self._check_y(y, X, where)
         if not np.isfinite(Y).any():
@@ -149,9 +157,7 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
             and (self.n_features_in_, self.n_targets_) == (X.shape[-1], Y.shape[-1])
         if not warm:
             self.build_network(X.shape[-1], Y.shape[-1])
-        return self._run_trainer(train, val, callbacks, checkpoint_dir=checkpoint_dir,
-                                 checkpoint_every=checkpoint_every, checkpoint_config=checkpoint_config,
-                                 resume_from=resume_from)
+        return train, val
 
     def _split_validation(self, X, Y, pos, X_val, y_val, positions_val, where: str):
         """``(train, val)`` tuples ``(X, Y, positions)``; ``val`` is None without validation data."""
@@ -204,7 +210,7 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         a fixed encoding of them is computed once per fit).
         """
         X, Y, P = batch
-        if not np.isfinite(Y).any():       # a window with no observed target teaches nothing
+        if not self._each_window_observed and not np.isfinite(Y).any():   # no observed target: nothing to learn
             return 0.0
         net = self.network_
         value = self._loss.forward(net(X, self._positions if P is None else P), Y)
@@ -231,30 +237,40 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
 
     def _run_trainer(self, train: tuple, val: tuple | None, callbacks=(), **checkpointing):
         """Train ``network_`` with :class:`~glassformer.train.Trainer`; ``history_`` is set even on errors."""
+        trainer = self._trainer(train, val, callbacks, **checkpointing)
+        try:
+            with self._fit_context(self._positions):
+                trainer.fit(self._batches(train), None if val is None else self._batches(val))
+        finally:
+            self._finish_fit()
+        self.is_fitted_ = True
+        return self
+
+    def _finish_fit(self) -> None:
+        """After training, also after an error: the history, no caches, training mode."""
+        self.history_ = self.trainer_.history
+        self.network_.clear_cache()
+        self.network_.train()
+
+    def _trainer(self, train: tuple, val: tuple | None, callbacks=(), **standard_options):
+        """The :class:`~glassformer.train.Trainer` of ``network_`` on ``train`` (kept as ``trainer_``);
+        ``standard_options`` go to :func:`~glassformer.train.standard_callbacks`."""
         net = self.network_
         self._loss = MSELoss()
         self._positions = train[2] if train[2] is not None and train[2].ndim == 1 else None
+        self._each_window_observed = bool(np.isfinite(train[1]).any(axis=tuple(range(1, train[1].ndim))).all())
         optimizer = make_optimizer(self.optimizer, net.parameters(), lr=self.lr, momentum=self.momentum,
                                    weight_decay=self.weight_decay)
         schedule = make_schedule(self.schedule, lr=self.lr, warmup_steps=self.warmup_steps,
                                  total_steps=total_updates(len(train[0]), self.batch_size, self.epochs))
         standard = standard_callbacks(early_stopping_patience=self.early_stopping_patience,
                                       divergence_factor=self.divergence_factor, progress=self.progress,
-                                      **checkpointing)
-        trainer = Trainer(list(net.named_parameters()), self._train_step, optimizer, epochs=self.epochs,
-                          batch_size=self.batch_size, seed=self.random_state, grad_clip=self.grad_clip,
-                          schedule=schedule, eval_step=self._eval_step, model=net,
-                          callbacks=[*standard, *callbacks])
-        self.trainer_ = trainer
-        try:
-            with self._fit_context(self._positions):
-                self.history_ = trainer.fit(self._batches(train), None if val is None else self._batches(val))
-        finally:
-            self.history_ = trainer.history
-            net.clear_cache()
-            net.train()
-        self.is_fitted_ = True
-        return self
+                                      **standard_options)
+        self.trainer_ = Trainer(list(net.named_parameters()), self._train_step, optimizer, epochs=self.epochs,
+                                batch_size=self.batch_size, seed=self.random_state, grad_clip=self.grad_clip,
+                                schedule=schedule, eval_step=self._eval_step, model=net,
+                                callbacks=[*standard, *callbacks])
+        return self.trainer_
 
     # ------------------------------------------------------------------ inference
     def __sklearn_is_fitted__(self) -> bool:

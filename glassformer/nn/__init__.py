@@ -7,7 +7,10 @@ modules below hold the parameters and caches and call it.
 module                 contents
 =====================  ===================================================================
 ``functional``         the kernels: linear, activations, dropout, layer norm, masked softmax,
-                       scaled dot-product attention, head split/merge, feed-forward network
+                       scaled dot-product attention
+``heads``              the fused query/key/value projection into heads, head split/merge
+``attention_blocks``   attention by blocks of queries (long sequences, no stored weights)
+``lstm_step``          the LSTM step's kernel and its backward
 ``module``             ``Module``, ``ModuleList``, ``Parameter``, ``make_rng`` (the contract)
 ``linear``             ``Linear``
 ``embedding``          ``Embedding`` (token table)
@@ -22,7 +25,8 @@ module                 contents
 ``transformer``        encoder / decoder layers and stacks
 ``positional``         positional encodings: the registry, ``build_positional``, RoPE
 ``input_embedding``    input embeddings for continuous logs and tokens
-``recurrent``          ``LSTM``, ``LSTMCell``
+``recurrent``          ``LSTM``
+``lstm_cell``          ``LSTMCell``
 =====================  ===================================================================
 """
 
@@ -47,7 +51,8 @@ from .positional import (
     RotaryEmbedding, SinusoidalPositionalEncoding, WavelengthPositionalEncoding, ZeroPositionalEncoding,
     build_positional, get_positional_encoding,
 )
-from .recurrent import LSTM, LSTMCell
+from .lstm_cell import LSTMCell
+from .recurrent import LSTM
 from .transformer import TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [

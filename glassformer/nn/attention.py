@@ -16,6 +16,11 @@ Three hooks reuse this one implementation instead of copying it:
   the softmax (the chapter's ablation with uniform or identity weights).
 * ``cache``: an :class:`~glassformer.nn.kv_cache.AttentionCache` of the keys and values of
   earlier positions (incremental decoding).
+
+Long sequences: with ``query_block`` set, attention runs by blocks of queries
+(:mod:`glassformer.nn.attention_blocks`) and keeps no ``(L, S)`` weights for backward,
+which forms them again block by block; :meth:`MultiheadAttention.intermediates` (and so ``trace``)
+forms them from the cached queries and keys, so every weight is still there to inspect.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ import numpy as np
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
 from . import functional as F
+from .attention_blocks import attention_blocks, attention_blocks_backward
+from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
 from .masks import merge_masks
 from .module import Module, Parameter, make_rng
@@ -74,6 +81,10 @@ class MultiheadAttention(Module):
     head_hook : object, optional
         Applied to the per-head queries and keys (see the module docstring), e.g.
         :class:`~glassformer.nn.RotaryEmbedding` (RoPE).
+    query_block : int or None, default None
+        Keyword-only.  Attend by blocks of this many queries and keep no weights for backward (the
+        memory of a long sequence, see the module docstring); used when there are more queries, no
+        attention dropout in training and no cache.  Settable attribute.
     rng : int or numpy.random.Generator, optional
         Initialisation and attention-dropout masks.
     dtype : float64 (default) or float32
@@ -107,7 +118,8 @@ class MultiheadAttention(Module):
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, *,
-                 out_proj: bool = True, head_hook=None, rng=None, dtype=np.float64):
+                 out_proj: bool = True, head_hook=None, query_block: int | None = None, rng=None,
+                 dtype=np.float64):
         super().__init__()
         E = check_positive_int(embed_dim, "embed_dim", "MultiheadAttention")
         H = check_positive_int(num_heads, "num_heads", "MultiheadAttention")
@@ -117,6 +129,8 @@ class MultiheadAttention(Module):
         self.scale = 1.0 / math.sqrt(self.head_dim)        # a Python float: float32 stays float32
         self.dropout = check_probability(dropout, "dropout", "MultiheadAttention")
         self.head_hook = _check_hook(head_hook, self.head_dim)
+        self.query_block = None if query_block is None else check_positive_int(query_block, "query_block",
+                                                                                 "MultiheadAttention")
         self.rng = make_rng(rng)
         bound = np.sqrt(6.0 / (E + 3 * E))       # xavier_uniform on the (3E, E) matrix, as PyTorch
         self.in_proj_weight = Parameter(self.rng.uniform(-bound, bound, size=(3 * E, E)).astype(dtype))
@@ -148,23 +162,39 @@ class MultiheadAttention(Module):
             q, k = self.head_hook.forward(q, k, pos)                          # per-head hook, e.g. RoPE
         if cache is not None:
             k, v = cache.update(k, v)                                         # (B, H, S, hd): every key so far
+        members = self.in_proj_weight.data.ndim == 3
         allowed, bias, keep, weights, record = self._kernel_arguments(
-            (q.shape[0], self.num_heads, q.shape[2], k.shape[2]), q.dtype, attn_mask, key_padding_mask, is_causal,
-            unbatched, t0)
-        heads, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record)
-        U = F.merge_heads(heads)                                              # (B, L, E) concatenated heads
+            q.shape[:-1] + (k.shape[-2],), q.dtype, attn_mask, key_padding_mask, is_causal, unbatched, t0, members)
+        U = np.empty(q.shape[:-3] + (q.shape[-2], self.embed_dim), dtype=q.dtype)    # (B, L, E)
+        heads = split_heads(U, self.num_heads)                              # (B, H, L, hd) view: no copy to merge
+        blocked = (self.query_block is not None and q.shape[-2] > self.query_block and keep is None
+                   and weights is None and record is None and cache is None)
+        if blocked:                                                           # long sequence: keep no weights
+            A = None
+            attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
+        else:
+            _, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record,
+                                                  members=members, out=heads)
         out = self.out_proj(U) if self.out_proj is not None else U            # (B, L, E)
         if cache is not None:                                                 # inference with a cache: no backward
             object.__setattr__(self, "_cache", None)
         else:
             self._save(groups=groups, x=x, q=q, k=k, v=v, A=A, keep=keep, fixed=weights is not None, U=U, O=out,
-                       positions=pos, unbatched=unbatched, S=None if record is None else record["S"])
+                       positions=pos, unbatched=unbatched, S=None if record is None else record["S"],
+                       allowed=allowed, bias=bias, blocked=blocked, members=members)
+        if need_weights and A is None:
+            A = F.attention_weights(q, k, allowed, bias, self.scale, members=members)
         returned = self._returned_weights(A, keep, average_attn_weights, unbatched) if need_weights else None
         return (out[0] if unbatched else out), returned
 
-    def _kernel_arguments(self, shape, dtype, attn_mask, key_padding_mask, is_causal, unbatched, offset) -> tuple:
+    def _kernel_arguments(self, shape, dtype, attn_mask, key_padding_mask, is_causal, unbatched, offset,
+                          members) -> tuple:
         """The kernel's masks ``allowed`` and ``bias``, dropout multiplier, overriding weights and record."""
         allowed = bias = keep = weights = None
+        if members and (attn_mask is not None or key_padding_mask is not None or is_causal or self._weights is not None
+                        or (self.training and self.dropout > 0.0)):
+            raise InputError(f"{_WHERE}: members trained side by side take no masks, no given weights and no "
+                             "attention dropout")
         if attn_mask is not None or key_padding_mask is not None or is_causal:
             if unbatched and key_padding_mask is not None:
                 key_padding_mask = np.asarray(key_padding_mask)[None]
@@ -189,17 +219,18 @@ class MultiheadAttention(Module):
             a = as_input(raw[g[0]], _NAMES[g[0]], _WHERE, dt, self.check_inputs)
             for i in g:
                 x[i] = a
-        unbatched = x[0].ndim == 2
+        members = self.in_proj_weight.data.ndim == 3                  # (K, batch, L, E): K members side by side
+        unbatched = x[0].ndim == 2 and not members
         for name, a in zip(_NAMES, x):
-            if a.ndim != (2 if unbatched else 3) or a.shape[-1] != E:
-                want = "(L, E)" if unbatched else "(batch, L, E)"
+            if a.ndim != (2 if unbatched else 4 if members else 3) or a.shape[-1] != E:
+                want = "(L, E)" if unbatched else "(members, batch, L, E)" if members else "(batch, L, E)"
                 raise ShapeError(f"{_WHERE}: {name} must have shape {want} with E={E}, got {a.shape}")
         if unbatched:
             x = [a[None] for a in x]
         if x[1].shape != x[2].shape:
             raise ShapeError(f"{_WHERE}: key and value must have the same shape (batch, S, E), "
                              f"got key {x[1].shape} and value {x[2].shape}")
-        if x[1].shape[0] != x[0].shape[0]:
+        if x[1].shape[:-2] != x[0].shape[:-2]:
             raise ShapeError(f"{_WHERE}: query and key/value have different batch sizes ({x[0].shape[0]} vs "
                              f"{x[1].shape[0]}): query {x[0].shape}, key/value {x[1].shape}")
         return x, groups, unbatched
@@ -213,8 +244,8 @@ class MultiheadAttention(Module):
             if skip_kv and g[0] > 0:
                 continue
             rows = slice(g[0] * E, (g[-1] + 1) * E)
-            heads = F.project_heads(x[g[0]], self.in_proj_weight.data[rows], None if b is None else b.data[rows],
-                                    self.num_heads, len(g))                 # (n, B, H, T, hd)
+            heads = project_heads(x[g[0]], self.in_proj_weight.data[..., rows, :],
+                                    None if b is None else b.data[..., rows], self.num_heads, len(g))  # (n, B, H, T, hd)
             for j, i in enumerate(g):
                 parts[i] = heads[j]
         return parts
@@ -247,7 +278,7 @@ class MultiheadAttention(Module):
     def _returned_weights(A, keep, average, unbatched):
         used = A if keep is None else A * keep
         # a copy when per head: the cached weights must not be changed by the caller
-        weights = used.mean(axis=1) if average else used.copy()
+        weights = used.mean(axis=-3) if average else used.copy()
         return weights[0] if unbatched else weights
 
     # ----------------------------------------------------------------- backward
@@ -262,22 +293,41 @@ class MultiheadAttention(Module):
         if c["unbatched"]:
             dO = dO[None]
         dU = self.out_proj.backward(dO) if self.out_proj is not None else dO      # (B, L, E)
-        d_heads = F.split_heads(dU, self.num_heads)                                # (B, H, L, hd)
-        dq, dk, dv = F.scaled_dot_product_attention_backward(d_heads, c["q"], c["k"], c["v"], c["A"], self.scale,
-                                                             c["keep"], c["fixed"])
+        d_heads = split_heads(dU, self.num_heads)                                # (B, H, L, hd)
+        buffers, d = self._gradient_buffers(c["groups"], c["x"])                   # dq, dk, dv in projection layout
+        if c["blocked"]:
+            grads = attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], split_heads(c["U"], self.num_heads),
+                                              c["allowed"], c["bias"], self.scale, block=self.query_block,
+                                              members=c["members"], out=d)
+        else:
+            grads = F.scaled_dot_product_attention_backward(d_heads, c["q"], c["k"], c["v"], c["A"], self.scale,
+                                                            c["keep"], c["fixed"], out=d)
         if self.head_hook is not None:
-            dq, dk = self.head_hook.backward(dq, dk, c["positions"])
-        grads, out = (dq, dk, dv), []
-        E, b = self.embed_dim, self.in_proj_bias
-        for g in c["groups"]:
+            grads = (*self.head_hook.backward(grads[0], grads[1], c["positions"]), grads[2])
+        for buf, grad in zip(d, grads):
+            if grad is not buf:               # a hook (or kernel) that returned new arrays
+                buf[...] = grad
+        out, E, b = [], self.embed_dim, self.in_proj_bias
+        for g, buf in zip(c["groups"], buffers):
             rows = slice(g[0] * E, (g[-1] + 1) * E)
-            dx, dW, db = F.project_heads_backward(grads[g[0]:g[-1] + 1], c["x"][g[0]],
-                                                  self.in_proj_weight.data[rows], b is not None)
-            self.in_proj_weight.grad[rows] += dW
+            dx, dW, db = project_heads_backward(buf, c["x"][g[0]], self.in_proj_weight.data[..., rows, :],
+                                                  b is not None)
+            self.in_proj_weight.grad[..., rows, :] += dW
             if b is not None:
-                b.grad[rows] += db
+                b.grad[..., rows] += db
             out.append(dx[0] if c["unbatched"] else dx)
         return tuple(out)
+
+    def _gradient_buffers(self, groups, x):
+        """One :func:`~glassformer.nn.heads.empty_heads` array per input group, and the
+        ``(dq, dk, dv)`` views of them the attention backward writes into."""
+        buffers, d = [], [None, None, None]
+        for g in groups:
+            buf = empty_heads(x[g[0]].shape, len(g), self.num_heads, self.head_dim, x[g[0]].dtype)
+            buffers.append(buf)
+            for j, i in enumerate(g):
+                d[i] = buf[j]
+        return buffers, tuple(d)
 
     # ----------------------------------------------------------------- hooks and inspection
     @contextmanager
@@ -311,11 +361,14 @@ class MultiheadAttention(Module):
         """
         if self._cache is None:
             raise NotReadyError("MultiheadAttention.intermediates() called before forward() (or inside no_cache())")
-        c = self._cache
+        c = dict(self._cache)
+        if c["A"] is None:                        # attention by blocks kept no weights: form them again
+            c["A"] = F.attention_weights(c["q"], c["k"], c["allowed"], c["bias"], self.scale, members=c["members"])
         names = {"Q": "q", "K": "k", "V": "v", "S": "S", "A": "A", "U": "U", "O": "O"}
         return {sym: np.array(c[key], copy=True) for sym, key in names.items() if c.get(key) is not None}
 
     def extra_repr(self) -> str:
         hook = None if self.head_hook is None else type(self.head_hook).__name__
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}, "
-                f"out_proj={self.out_proj is not None}, head_hook={hook}")
+                f"out_proj={self.out_proj is not None}, head_hook={hook}"
+                + ("" if self.query_block is None else f", query_block={self.query_block}"))

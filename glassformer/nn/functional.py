@@ -13,18 +13,19 @@ composes the modules that call them (so a non-finite value is traced to the exac
 Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, ``H`` heads,
 ``hd = E / H`` head_dim, ``N`` all leading axes.
 
-Speed tricks live inside the kernel that uses them, and the test suite compares each with the
-plain formula:
+Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
+one 2-D GEMM per linear map (:func:`linear`, which the fused query/key/value projections of
+:mod:`glassformer.nn.heads` call once for all three, their gradients written in its layout); BLAS
+row sums and one-GEMM centring (:mod:`.reductions`); the softmax without a max shift when the
+scores are bounded (:func:`masked_softmax`, :func:`attention_weights`); contiguous ``k^T`` and
+``v^T`` for the batched products (:func:`transposed`); the temporary-free row dots of
+:func:`softmax_backward`.  Long sequences can run attention by blocks of queries
+(:mod:`glassformer.nn.attention_blocks`), which calls these kernels block by block.
 
-* one 2-D matrix product per linear map (:func:`linear`): a 3-D @ 2-D ``matmul`` would make one
-  BLAS call per row;
-* fused projections (:func:`project_heads`): when query, key and value are the same array, the
-  caller passes the stacked rows of ``W_Q``, ``W_K`` and ``W_V`` and one product computes all three;
-* BLAS sums over short rows (:mod:`.reductions`) in :func:`layer_norm`, :func:`masked_softmax` and
-  every bias gradient;
-* the bounded-score softmax (:func:`masked_softmax`): no max shift when every score lies in
-  ``[-60, 60]``;
-* the row dot of :func:`softmax_backward`: an ``einsum`` that forms no ``(..., L, S)`` temporary.
+K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
+carry a leading member axis on their parameters (``weight (K, out, in)``) and activations (``x (K,
+batch, ...)``); the kernels then make, per member, the very BLAS calls and element-wise operations a
+model alone makes, so each member's numbers are bitwise its own.
 """
 
 from __future__ import annotations
@@ -34,14 +35,13 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from .reductions import lead_sum, row_sum
+from .reductions import centre, lead_sum, row_mean, row_sum, rows
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
     "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
-    "scaled_dot_product_attention_backward", "project_heads", "project_heads_backward", "split_heads",
-    "merge_heads", "sigmoid", "lstm_step", "lstm_step_backward",
+    "scaled_dot_product_attention_backward", "attention_weights", "attention_scale", "key_bound", "transposed",
 ]
 
 # Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2's promotion rules.
@@ -54,21 +54,35 @@ _EXP_SAFE = 60.0
 
 
 # =========================================================================== linear map
+def _mT(w):
+    """Swap the last two axes (a transposed view)."""
+    return w.T if w.ndim == 2 else w.transpose(0, 2, 1)
+
+
 def linear(x, weight, bias=None):
-    """``y = x W^T + b`` with PyTorch's layout ``weight (out, in)`` (the chapter's ``W z + b``)."""
-    y = x.reshape(-1, weight.shape[1]) @ weight.T               # (N, out): one 2-D GEMM
+    """``y = x W^T + b`` with PyTorch's layout ``weight (out, in)`` (the chapter's ``W z + b``).
+
+    Members: ``weight (K, out, in)``, ``bias (K, out)``, ``x (K, ..., in)``.
+    """
+    members = weight.ndim == 3
+    y = rows(x, members) @ _mT(weight)                          # (N, out) or (K, N, out): one GEMM per model
     if bias is not None:
-        y += bias
-    return y.reshape(x.shape[:-1] + (weight.shape[0],))         # (..., out)
+        y += bias[:, None, :] if members else bias
+    return y.reshape(x.shape[:-1] + (weight.shape[-2],))        # (..., out)
 
 
 def linear_backward(dy, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)``: ``dW = dy^T x``, ``db = sum of dy over rows``, ``dx = dy W``."""
-    dy2 = dy.reshape(-1, weight.shape[0])                       # (N, out)
-    dW = dy2.T @ x.reshape(-1, weight.shape[1])                 # (out, in)
-    db = lead_sum(dy2) if has_bias else None                    # (out,)
-    dx = (dy2 @ weight).reshape(x.shape)                        # (..., in)
-    return dx, dW, db
+    """Return ``(dx, dW, db)``: ``dW = dy^T x``, ``db = sum of dy over rows``, ``dx = dy W``.
+
+    With one output (a regression head) ``dy W`` is an outer product: broadcasting computes it
+    faster than a GEMM with an inner size of 1, and exactly (one product per entry).
+    """
+    members = weight.ndim == 3
+    dy2, x2 = rows(dy, members), rows(x, members)               # (N, out), (N, in); members (K, N, .)
+    dW = _mT(dy2) @ x2                                          # (out, in)
+    db = lead_sum(dy2, members) if has_bias else None           # (out,)
+    dx = dy2 * weight if weight.shape[-2] == 1 else dy2 @ weight
+    return dx.reshape(x.shape), dW, db                          # dx (..., in)
 
 
 # =========================================================================== activations
@@ -136,43 +150,47 @@ def layer_norm(x, weight, bias, eps: float):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (Ba et al., 2016).
 
     Biased variance (divide by D) and ``eps`` inside the square root, as ``torch.nn.LayerNorm``;
-    ``weight=None`` skips the affine part.  Returns ``(y, xhat, rstd)``.
+    ``weight=None`` skips the affine part (members: ``weight, bias (K, D)``, ``x (K, ..., D)``).
+    Returns ``(y, xhat, rstd)``.
     """
-    n = x.shape[-1]
-    xc = x - row_sum(x) / n                                     # (..., D) centred
-    var = row_sum(xc * xc)                                      # (..., 1)
-    var /= n                                                    # biased variance, as PyTorch
+    members = weight is not None and weight.ndim == 2
+    xc = centre(rows(x, members))                               # (N, D) centred
+    var = row_mean(xc * xc)                                     # (N, 1) biased variance, as PyTorch
     var += eps
     rstd = np.sqrt(var, out=var)
-    np.divide(1.0, rstd, out=rstd)                              # (..., 1) 1 / sqrt(var + eps)
+    np.divide(1.0, rstd, out=rstd)                              # (N, 1) 1 / sqrt(var + eps)
     xhat = xc
     xhat *= rstd                                                # in place: xc is not needed again
     if weight is None:
-        return xhat.copy(), xhat, rstd
-    y = xhat * weight
-    y += bias
-    return y, xhat, rstd
+        y = xhat.copy()
+    else:
+        y = xhat * (weight[:, None, :] if members else weight)
+        y += bias[:, None, :] if members else bias
+    return y.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(x.shape[:-1] + (1,))
 
 
 def layer_norm_backward(dy, xhat, rstd, weight):
     """Return ``(dx, dweight, dbias)`` (the last two None without ``weight``).
 
     ``dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))``: the derivative through the mean
-    and the biased variance.
+    and the biased variance.  ``mean(dxhat xhat) = (dy xhat) . weight / D`` reuses ``dy xhat``,
+    the product ``dweight`` sums.
     """
-    n = xhat.shape[-1]
-    dweight = dbias = None
-    dxhat = dy
-    if weight is not None:
-        dweight = lead_sum(dy * xhat)                           # (D,)
-        dbias = lead_sum(dy)                                    # (D,)
-        dxhat = dy * weight
-    m1 = row_sum(dxhat) / n                                     # (..., 1)
-    m2 = row_sum(dxhat * xhat) / n                              # (..., 1)
-    dx = dxhat - m1
-    dx -= xhat * m2
-    dx *= rstd
-    return dx, dweight, dbias
+    members = weight is not None and weight.ndim == 2
+    dy2, xh, rs = rows(dy, members), rows(xhat, members), rows(rstd, members)   # (N, D), (N, D), (N, 1)
+    if weight is None:
+        dweight = dbias = None
+        dxhat, m2 = dy2, row_mean(dy2 * xh)                     # (N, D), (N, 1)
+    else:
+        w = weight[:, None, :] if members else weight
+        dyx = dy2 * xh
+        dweight, dbias = lead_sum(dyx, members), lead_sum(dy2, members)          # (D,)
+        dxhat = dy2 * w
+        m2 = dyx @ (weight * (1.0 / xh.shape[-1]))[..., None]   # (N, 1) mean(dxhat * xhat)
+    dx = centre(dxhat)                                          # dxhat - mean(dxhat)
+    dx -= xh * m2
+    dx *= rs
+    return dx.reshape(dy.shape), dweight, dbias
 
 
 # =========================================================================== softmax
@@ -184,21 +202,30 @@ def _exp_is_safe(scores) -> bool:
     return -_EXP_SAFE <= np.minimum.reduce(scores, axis=None) and np.maximum.reduce(scores, axis=None) <= _EXP_SAFE
 
 
-def masked_softmax(scores, allowed=None):
+def masked_softmax(scores, allowed=None, members=False, bounded=False):
     """Softmax over the last axis, **in place**, with blocked entries exactly 0.
 
     ``A_ij = exp(s_ij - m_i) [allowed_ij] / sum_j' exp(s_ij' - m_i) [allowed_ij']``, ``m_i`` the row
     maximum over allowed entries; ``-inf`` scores count as blocked.  A fully blocked row comes out as
     zeros (its maximum is replaced by 0 and its zero denominator by 1), never NaN.  When every score
-    lies in ``[-60, 60]`` the shift is skipped (``m_i = 0``): ``exp`` can then neither overflow nor
-    leave float32's normal range, and the row maxima -- the slowest pass, a reduction over short
-    rows -- are not needed.  Both give the same weights up to rounding.
+    lies in ``[-60, 60]`` (scanned, or shown by the caller: ``bounded``) the shift is skipped
+    (``m_i = 0``): ``exp`` can neither overflow nor leave float32's normal range, and the row maxima
+    -- a slow reduction over short rows -- are not needed; same weights up to rounding.  With
+    ``members`` (scores ``(K, ...)``) each member takes the choice it would take alone.
     """
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
-    if _exp_is_safe(scores):
+    if bounded:
+        safe = [True]
+    else:
+        safe = [_exp_is_safe(s) for s in scores] if members else [_exp_is_safe(scores)]
+    if len(set(safe)) > 1:                                      # members differ: each as it would alone
+        for s in scores:
+            masked_softmax(s)
+        return scores
+    if safe[0]:
         np.exp(scores, out=scores)
-        scores /= row_sum(scores)                               # each row sums to >= exp(-60) > 0
+        scores /= row_sum(scores, members)                      # each row sums to >= exp(-60) > 0
         return scores
     m = np.maximum.reduce(scores, axis=-1, keepdims=True)       # (..., 1)
     finite = np.isfinite(m)
@@ -207,28 +234,73 @@ def masked_softmax(scores, allowed=None):
         m[~finite] = 0.0                                        # fully blocked row: any finite shift will do
     np.subtract(scores, m, out=scores)
     np.exp(scores, out=scores)                                  # exp(-inf) = 0 removes blocked entries
-    denom = row_sum(scores)                                     # (..., 1)
+    denom = row_sum(scores, members)                            # (..., 1)
     if blocked_rows:                                            # with a finite maximum every row sums to >= 1
         denom[denom == 0] = 1.0
     scores /= denom
     return scores
 
 
-def softmax_backward(dA, A):
-    """``dS = A * (dA - sum_j dA_ij A_ij)``, **in place** on ``dA``; blocked entries (A = 0) get 0."""
-    dA -= np.einsum("...ij,...ij->...i", dA, A)[..., None]     # row dots, no (..., L, S) temporary
+def softmax_backward(dA, A, row_dots=None):
+    """``dS = A * (dA - sum_j dA_ij A_ij)``, **in place** on ``dA``; blocked entries (A = 0) get 0.
+
+    ``row_dots (..., 1)``: the sums ``sum_j dA_ij A_ij`` when the caller has them more cheaply
+    (attention by blocks); else an ``einsum`` forms them with no ``(..., L, S)`` temporary.
+    """
+    dA -= np.einsum("...ij,...ij->...i", dA, A)[..., None] if row_dots is None else row_dots
     dA *= A
     return dA
 
 
 # =========================================================================== attention
-def _default_scale(head_dim: int) -> float:
-    """``1/sqrt(head_dim)`` as a Python float, so float32 tensors stay float32."""
+def attention_scale(head_dim: int) -> float:
+    """The default scale of the scores, ``1/sqrt(head_dim)``, as a Python float (float32 stays float32)."""
     return 1.0 / math.sqrt(head_dim)
 
 
+def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, members=False, *, k_t=None,
+                      k_bound=None):
+    """``A = softmax(q k^T * scale + bias, blocked -> 0)`` over the keys: ``(..., L, S)``.
+
+    The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there),
+    from ``q`` and the contiguous ``k_t = scale k^T`` (:func:`transposed`; ~2x faster than the
+    projection's transposed view).  ``k_t`` and ``k_bound`` (:func:`key_bound`) may be passed in
+    when already formed (attention by blocks forms them once for all its blocks).
+    """
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t = transposed(k, scale) if k_t is None else k_t        # (..., d, S)
+    A = q @ k_t                                                 # (..., L, S) the scores S
+    if bias is not None:
+        A += bias
+    if allowed is not None:
+        np.copyto(A, -np.inf, where=~allowed)
+    if record is not None:
+        record["S"] = A.copy()
+    # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array.
+    bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and \
+        _bounded(q, key_bound(k_t) if k_bound is None else k_bound)
+    return masked_softmax(A, members=members, bounded=bounded)  # in place: S becomes A
+
+
+def key_bound(k_t) -> float:
+    """The largest squared norm of a (scaled) key, a column of ``k_t (..., d, S)``."""
+    return float(np.maximum.reduce(np.add.reduce(k_t * k_t, axis=-2), axis=None))
+
+
+def _bounded(q, bound: float) -> bool:
+    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``."""
+    return bool(np.maximum.reduce(row_sum(q * q), axis=None) * bound <= 59.0 ** 2)
+
+
+def transposed(a, scale=1.0):
+    """``scale * a^T`` over the last two axes, as a new C-contiguous array ``(..., d, S)``: the layout
+    in which NumPy's batched products take their right operand fastest (see :func:`attention_weights`)."""
+    out = np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), dtype=a.dtype)
+    return np.multiply(a.swapaxes(-1, -2), scale, out=out)
+
+
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
-                                 record=None):
+                                 record=None, *, members=False, out=None, k_t=None, k_bound=None):
     """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
 
     Parameters
@@ -245,127 +317,49 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
         Use these weights instead of the softmax (ablations); no scores are formed.
     record : dict, optional
         Receives ``"S"``, a copy of the masked scores (``-inf`` where blocked), for inspection.
+    members : bool
+        The first axis holds the members of an ensemble trained as one (see the module docstring).
+    out : array (..., L, dv), optional
+        Where to write the output (e.g. a view in the merged-heads layout, saving a copy).
 
     Returns
     -------
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    if weights is None:
-        scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-        A = (q * scale) @ np.swapaxes(k, -1, -2)                # (..., L, S) the scores S
-        if bias is not None:
-            A += bias
-        if allowed is not None:
-            np.copyto(A, -np.inf, where=~allowed)
-        if record is not None:
-            record["S"] = A.copy()
-        A = masked_softmax(A)                                   # in place: S becomes A
-    else:
-        A = weights
-    out = (A if keep is None else A * keep) @ v                 # (..., L, dv)
-    return out, A
+    A = weights if weights is not None else \
+        attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
+    return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
 
 
-def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False):
+def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
+                                          out=None, v_t=None, o=None):
     """Return ``(dq, dk, dv)`` of :func:`scaled_dot_product_attention`.
 
     With ``A' = A * keep`` the weights applied: ``dv = A'^T dout``, ``dA = (dout v^T) * keep``,
-    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k`` and ``dk = scale dS^T q``.  Blocked
-    entries and fully blocked rows have ``A = 0`` and get exactly zero gradient.  With
-    ``fixed_weights`` (the weights were given, not computed) ``dq`` and ``dk`` are zero.
+    ``dS`` from :func:`softmax_backward`, ``dq = scale dS k``, ``dk = scale dS^T q`` (the scale
+    multiplies ``dout``, the smaller array).  Blocked entries and fully blocked rows get exactly zero
+    gradient; ``fixed_weights`` (given, not computed) gives zero ``dq`` and ``dk``.  ``out``: arrays
+    ``(dq, dk, dv)`` to write into (views of :func:`~glassformer.nn.heads.empty_heads`; None: allocate); ``v_t``: ``v^T``
+    already :func:`transposed`; ``o = A' v`` (the forward output): the softmax row dots become
+    ``dout_i . o_i``, sums over ``dv`` instead of ``S`` (Dao et al., 2022), equal up to rounding.
     """
-    used = A if keep is None else A * keep
-    dv = np.swapaxes(used, -1, -2) @ dout                       # (..., S, dv)
+    dq, dk, dv = (None, None, None) if out is None else out
+    dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
     if fixed_weights:
-        return np.zeros_like(q), np.zeros_like(k), dv
-    scale = _default_scale(q.shape[-1]) if scale is None else float(scale)
-    dA = dout @ np.swapaxes(v, -1, -2)                          # (..., L, S)
+        return np.zeros_like(q) if dq is None else _zero(dq), np.zeros_like(k) if dk is None else _zero(dk), dv
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
+    ds = dout * scale                                           # (..., L, dv)
+    dA = ds @ (transposed(v) if v_t is None else v_t)          # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
-    dS = softmax_backward(dA, A)                                # (..., L, S)
-    dq = (dS @ k) * scale                                       # (..., L, d)
-    dk = (np.swapaxes(dS, -1, -2) @ q) * scale                  # (..., S, d)
+    row_dots = None if o is None else np.einsum("...ij,...ij->...i", ds, o)[..., None]
+    dS = softmax_backward(dA, A, row_dots)                      # (..., L, S) scale * dL/dS
+    dq = np.matmul(dS, k, out=dq)                               # (..., L, d)
+    dk = np.matmul(dS.swapaxes(-1, -2), q, out=dk)              # (..., S, d)
     return dq, dk, dv
 
 
-# =========================================================================== heads
-def project_heads(x, weight, bias, num_heads: int, n_parts: int = 1):
-    """Project ``x`` with ``n_parts`` stacked weight blocks and split each into heads.
-
-    ``weight (n_parts * E, E_in)`` holds the rows of, e.g., ``W_Q``, ``W_K`` and ``W_V`` (fused
-    projection: one GEMM for every part that reads the same input).  Returns views of shape
-    ``(n_parts, B, H, T, hd)``; each ``(T, hd)`` matrix has unit column stride, which BLAS takes.
-    """
-    B, T, _ = x.shape
-    y = linear(x, weight, bias)                                 # (B, T, n_parts * E)
-    head_dim = weight.shape[0] // (n_parts * num_heads)
-    return y.reshape(B, T, n_parts, num_heads, head_dim).transpose(2, 0, 3, 1, 4)   # (n, B, H, T, hd)
-
-
-def project_heads_backward(d_parts, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)`` of :func:`project_heads` from one ``(B, H, T, hd)`` gradient per part."""
-    B, H, T, hd = d_parts[0].shape
-    n = len(d_parts)
-    # Gather the parts straight into the (B, T, n, H, hd) layout of the projection output, so the
-    # gradient of y is a free reshape (one strided copy per part).
-    d = np.empty((B, T, n, H, hd), dtype=d_parts[0].dtype)
-    for j, g in enumerate(d_parts):
-        d[:, :, j] = g.transpose(0, 2, 1, 3)
-    return linear_backward(d.reshape(B, T, n * H * hd), x, weight, has_bias)      # dx (B, T, E_in)
-
-
-def split_heads(x, num_heads: int):
-    """``(B, T, E) -> (B, H, T, hd)``."""
-    B, T, E = x.shape
-    return x.reshape(B, T, num_heads, E // num_heads).transpose(0, 2, 1, 3)
-
-
-def merge_heads(x):
-    """``(B, H, T, hd) -> (B, T, H * hd)``: concatenate the heads (the chapter's U)."""
-    B, H, T, hd = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, T, H * hd)
-
-
-# =========================================================================== LSTM step
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    """Logistic function ``1 / (1 + exp(-x))`` without overflow for large ``|x|``; keeps the dtype.
-
-    Uses ``z = exp(-|x|)`` (always in (0, 1]): ``1 / (1 + z)`` for x >= 0 and ``z / (1 + z)`` otherwise.
-    """
-    z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + z), z / (1 + z))
-
-
-def lstm_step(pre: np.ndarray, c_prev: np.ndarray):
-    """One LSTM step (Hochreiter & Schmidhuber 1997; gate order i, f, g, o as PyTorch) from the
-    pre-activations ``pre = x W_ih^T + b_ih + h W_hh^T + b_hh (batch, 4H)`` and ``c_prev (batch, H)``:
-    ``c = f c_prev + i g``, ``h = o tanh(c)``.
-
-    Returns ``gates (batch, 4H)`` (activated i, f, g, o), ``c (batch, H)``, ``tanh_c``, ``h``.
-    """
-    H = c_prev.shape[-1]
-    gates = sigmoid(pre)                                        # (batch, 4H)
-    gates[..., 2 * H:3 * H] = np.tanh(pre[..., 2 * H:3 * H])
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    c = f * c_prev + i * g
-    tanh_c = np.tanh(c)
-    return gates, c, tanh_c, o * tanh_c
-
-
-def lstm_step_backward(gates, c_prev, tanh_c, dh, dc):
-    """Backward of :func:`lstm_step` given dL/dh_t (from the output and from step t+1) and dL/dc_t.
-
-    ``dc = dc_t + dh_t o (1 - tanh(c)^2)``; ``da_i = dc g i (1 - i)``, ``da_f = dc c_prev f (1 - f)``,
-    ``da_g = dc i (1 - g^2)``, ``da_o = dh_t tanh(c) o (1 - o)``; ``dc_prev = dc f``.  Returns
-    ``dpre (batch, 4H)`` and ``dc_prev (batch, H)``; the caller forms ``dh_prev = dpre W_hh``.
-    """
-    H = c_prev.shape[-1]
-    i, f, g, o = (gates[..., k * H:(k + 1) * H] for k in range(4))
-    dc = dc + dh * o * (1 - tanh_c * tanh_c)
-    dpre = np.empty_like(gates)
-    dpre[..., :H] = dc * g * i * (1 - i)
-    dpre[..., H:2 * H] = dc * c_prev * f * (1 - f)
-    dpre[..., 2 * H:3 * H] = dc * i * (1 - g * g)
-    dpre[..., 3 * H:] = dh * tanh_c * o * (1 - o)
-    return dpre, dc * f
+def _zero(buf):
+    buf[...] = 0.0
+    return buf

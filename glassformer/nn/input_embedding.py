@@ -92,8 +92,9 @@ def _check_input(x, n_features: int, where: str, dtype, check: bool = True) -> n
     ``check=False`` (the module is a child, see ``Module.check_inputs``): no scan of the values.
     """
     x = as_input(x, "x", where, dtype, check)
-    check_ndim(x, (2, 3), "x", where, layout="(batch, seq, n_features) or (seq, n_features)")
-    check_last_dim(x, n_features, "x", where)
+    if check:
+        check_ndim(x, (2, 3), "x", where, layout="(batch, seq, n_features) or (seq, n_features)")
+        check_last_dim(x, n_features, "x", where)
     return x
 
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from .._validation import check_dtype
 from ..errors import NotReadyError, StateDictError
+from .flat import flatten_parameters
 
 
 def make_rng(rng=None) -> np.random.Generator:
@@ -252,6 +253,12 @@ class Module:
 
     def parameters(self) -> list[Parameter]:
         return [p for _, p in self.named_parameters()]
+
+    def flatten_parameters(self) -> "Module":
+        """Lay every parameter out in one value array and one gradient array (views; see
+        :mod:`glassformer.nn.flat`), so that an optimizer updates the model with a few calls; returns self."""
+        flatten_parameters(self.parameters())
+        return self
 
     def num_parameters(self) -> int:
         """Total number of trainable scalars."""

@@ -61,12 +61,11 @@ class LayerNorm(Module):
             self.bias = None
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        where = "LayerNorm.forward"
-        if self.elementwise_affine:
-            x = as_input(x, "x", where, self.weight.data.dtype, self.check_inputs)
-        elif self.check_inputs:
-            x = as_float_array(x, "x", where)
-        check_last_dim(x, self.normalized_shape, "x", where)
+        if self.check_inputs:                     # a child gets checked data from its parent
+            where = "LayerNorm.forward"
+            x = as_input(x, "x", where, self.weight.data.dtype, True) if self.elementwise_affine else \
+                as_float_array(x, "x", where)
+            check_last_dim(x, self.normalized_shape, "x", where)
         affine = self.elementwise_affine
         y, xhat, rstd = F.layer_norm(x, self.weight.data if affine else None, self.bias.data if affine else None,
                                      self.eps)

@@ -1,7 +1,8 @@
-"""Long short-term memory: ``LSTMCell`` (one step) and ``LSTM`` (whole sequences, stacked,
-optionally bidirectional), with backward through time written by hand.
+"""Long short-term memory: ``LSTM`` over whole sequences (stacked, optionally bidirectional), with
+backward through time written by hand; one step as a module is :class:`~glassformer.nn.LSTMCell`
+(:mod:`glassformer.nn.lstm_cell`).
 
-The equations (kernel :func:`~glassformer.nn.functional.lstm_step`) are those of ``torch.nn.LSTM``
+The equations (kernel :func:`~glassformer.nn.lstm_step.lstm_step`) are those of ``torch.nn.LSTM``
 (Hochreiter & Schmidhuber, 1997, with the forget gate of Gers et al., 2000), gate order i, f, g, o::
 
     a_t = x_t @ W_ih.T + b_ih + h_{t-1} @ W_hh.T + b_hh           (batch, 4 * hidden)
@@ -9,7 +10,7 @@ The equations (kernel :func:`~glassformer.nn.functional.lstm_step`) are those of
     c_t = f_t * c_{t-1} + i_t * g_t
     h_t = o_t * tanh(c_t)
 
-Backward through time runs :func:`~glassformer.nn.functional.lstm_step_backward` from the last step to
+Backward through time runs :func:`~glassformer.nn.lstm_step.lstm_step_backward` from the last step to
 the first, and the weight gradients are sums over time, computed as single matmuls after the loop.
 Parameter names and layouts match PyTorch, so
 ``load_state_dict({k: v.numpy() for k, v in torch_lstm.state_dict().items()})`` works.
@@ -21,125 +22,12 @@ import numpy as np
 
 from .._validation import as_float_array, check_last_dim, check_ndim, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
-from .functional import dropout_scale, lstm_step, lstm_step_backward
+from .functional import dropout_scale
+from .lstm_cell import init_weights, split_state
+from .lstm_step import lstm_step, lstm_step_backward
 from .module import Module, Parameter, make_rng
 
 GATES = ("i", "f", "g", "o")
-
-
-def _init_weights(gen, input_size, hidden_size, bias, dtype):
-    """PyTorch's default: every LSTM parameter ~ U(-1/sqrt(H), 1/sqrt(H))."""
-    k = 1.0 / np.sqrt(hidden_size)
-    out = [gen.uniform(-k, k, size=(4 * hidden_size, input_size)).astype(dtype),
-           gen.uniform(-k, k, size=(4 * hidden_size, hidden_size)).astype(dtype)]
-    if bias:
-        out += [gen.uniform(-k, k, size=4 * hidden_size).astype(dtype) for _ in range(2)]
-    return out
-
-
-def _split_state(state, where):
-    if not (isinstance(state, (tuple, list)) and len(state) == 2):
-        raise InputError(f"{where}: state must be None or a pair (h, c), got {type(state).__name__}")
-    return state
-
-
-class LSTMCell(Module):
-    """One LSTM step, as ``torch.nn.LSTMCell`` (gate order i, f, g, o).
-
-    Parameters
-    ----------
-    input_size : int
-        Features of the input ``x``.
-    hidden_size : int
-        Width H of the hidden and cell states.
-    bias : bool, default True
-        Whether to use ``bias_ih`` and ``bias_hh``.
-    rng : int or numpy.random.Generator, optional
-        Initial values: PyTorch's default U(-1/sqrt(H), 1/sqrt(H)) for every parameter.
-    dtype : float64 (default) or float32
-
-    Attributes
-    ----------
-    weight_ih : Parameter of shape (4 * hidden_size, input_size)
-    weight_hh : Parameter of shape (4 * hidden_size, hidden_size)
-    bias_ih, bias_hh : Parameter of shape (4 * hidden_size,), or None
-
-    Shapes
-    ------
-    forward(x, state=None): ``x (batch, input_size)`` or unbatched ``(input_size,)``; ``state`` is
-    ``(h, c)``, each ``(batch, hidden_size)`` (or ``(hidden_size,)``), zeros when None.
-    Returns ``(h', c')`` with the state's shape.
-
-    backward(dh, dc=None) -> ``(dx, (dh_prev, dc_prev))``; the second entry is None when the
-    forward pass had ``state=None`` (the module contract: no gradient for a None input).
-
-    Raises
-    ------
-    ShapeError on wrong ranks or sizes; InputError on NaN/inf or a malformed ``state``.
-    """
-
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *, rng=None, dtype=np.float64):
-        super().__init__()
-        self.input_size = check_positive_int(input_size, "input_size", "LSTMCell")
-        self.hidden_size = check_positive_int(hidden_size, "hidden_size", "LSTMCell")
-        self.bias = bool(bias)
-        weights = _init_weights(make_rng(rng), input_size, hidden_size, bias, dtype)
-        self.weight_ih = Parameter(weights[0])
-        self.weight_hh = Parameter(weights[1])
-        self.bias_ih = Parameter(weights[2]) if bias else None
-        self.bias_hh = Parameter(weights[3]) if bias else None
-
-    def forward(self, x, state=None):
-        where = "LSTMCell.forward"
-        dt = self.weight_ih.dtype
-        x = as_float_array(x, "x", where, dtype=dt)
-        check_ndim(x, (1, 2), "x", where, layout="(batch, input_size) or (input_size,)")
-        check_last_dim(x, self.input_size, "x", where)
-        unbatched = x.ndim == 1
-        xb = x[None] if unbatched else x
-        B, H = xb.shape[0], self.hidden_size
-        if state is None:
-            h0 = np.zeros((B, H), dtype=dt)
-            c0 = np.zeros((B, H), dtype=dt)
-        else:
-            h0, c0 = _split_state(state, where)
-            want = (H,) if unbatched else (B, H)
-            h0 = as_float_array(h0, "h", where, dtype=dt)
-            c0 = as_float_array(c0, "c", where, dtype=dt)
-            for name, arr in (("h", h0), ("c", c0)):
-                if arr.shape != want:
-                    raise ShapeError(f"{where}: {name} must have shape {want}, got {arr.shape}")
-            h0, c0 = h0.reshape(B, H), c0.reshape(B, H)
-        pre = xb @ self.weight_ih.data.T + h0 @ self.weight_hh.data.T
-        if self.bias:
-            pre += self.bias_ih.data + self.bias_hh.data
-        gates, c, tanh_c, h = lstm_step(pre, c0)
-        self._save(x=xb, h0=h0, c0=c0, gates=gates, tanh_c=tanh_c, unbatched=unbatched,
-                   has_state=state is not None)
-        if unbatched:
-            return h[0], c[0]
-        return h, c
-
-    def backward(self, dh, dc=None):
-        s = self._saved()
-        shape = s["h0"].shape
-        dh = np.zeros(shape, s["x"].dtype) if dh is None else np.asarray(dh).reshape(shape)
-        dc = np.zeros(shape, s["x"].dtype) if dc is None else np.asarray(dc).reshape(shape)
-        dpre, dc0 = lstm_step_backward(s["gates"], s["c0"], s["tanh_c"], dh, dc)
-        self.weight_ih.grad += dpre.T @ s["x"]
-        self.weight_hh.grad += dpre.T @ s["h0"]
-        if self.bias:
-            db = dpre.sum(axis=0)
-            self.bias_ih.grad += db
-            self.bias_hh.grad += db
-        dx = dpre @ self.weight_ih.data
-        dh0 = dpre @ self.weight_hh.data
-        if s["unbatched"]:
-            dx, dh0, dc0 = dx[0], dh0[0], dc0[0]
-        return dx, ((dh0, dc0) if s["has_state"] else None)
-
-    def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}, bias={self.bias}"
 
 
 class LSTM(Module):
@@ -220,7 +108,7 @@ class LSTM(Module):
         for layer in range(self.num_layers):
             n_in = self.input_size if layer == 0 else self.num_directions * self.hidden_size
             for suffix in self._suffixes(layer):
-                weights = _init_weights(gen, n_in, self.hidden_size, self.bias, dtype)
+                weights = init_weights(gen, n_in, self.hidden_size, self.bias, dtype)
                 setattr(self, f"weight_ih{suffix}", Parameter(weights[0]))
                 setattr(self, f"weight_hh{suffix}", Parameter(weights[1]))
                 if self.bias:
@@ -271,7 +159,7 @@ class LSTM(Module):
         if state is None:
             zeros = np.zeros((n, B, H), dtype=dt)
             return zeros, zeros
-        h0, c0 = _split_state(state, where)
+        h0, c0 = split_state(state, where)
         want = (n, H) if unbatched else (n, B, H)
         out = []
         for name, arr in (("h0", h0), ("c0", c0)):
@@ -320,7 +208,7 @@ class LSTM(Module):
             raise ShapeError(f"LSTM.backward: grad_output must have the output's shape "
                              f"{(B, T, D * H) if not s['unbatched'] else (T, D * H)}, got {g_out.shape}")
         g_out = g_out.reshape(B, T, D * H)
-        dh_n, dc_n = (None, None) if grad_state is None else _split_state(grad_state, "LSTM.backward")
+        dh_n, dc_n = (None, None) if grad_state is None else split_state(grad_state, "LSTM.backward")
         dh_n = np.zeros((n, B, H), dt) if dh_n is None else np.asarray(dh_n, dtype=dt).reshape(n, B, H)
         dc_n = np.zeros((n, B, H), dt) if dc_n is None else np.asarray(dc_n, dtype=dt).reshape(n, B, H)
         dh0, dc0 = np.empty_like(dh_n), np.empty_like(dc_n)

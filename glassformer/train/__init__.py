@@ -11,7 +11,8 @@ module          contents
 ``signals``     ``StopOnSignal``, ``TrainingInterrupted``: a clean stop on SIGINT/SIGTERM
 ``standard``    ``standard_callbacks``: the list the estimators build from their hyperparameters
 ``history``     ``History``: the per-epoch record
-``optim``       ``SGD``, ``Adam``, ``AdamW``, ``clip_grad_norm``, ``make_optimizer``
+``optim``       ``SGD``, ``Adam``, ``AdamW``, ``make_optimizer``
+``clipping``    ``clip_grad_norm`` (PyTorch's), ``clip_global_norm`` (the trainer's)
 ``schedules``   ``WarmupCosine``, ``WarmupLinear``, ``Noam``, ``ConstantLR``, ``Scheduler``, ``make_schedule``
 ``losses``      ``MSELoss`` (NaN targets skipped), ``CrossEntropyLoss`` (label smoothing, ignore_index)
 ==============  ==========================================================================

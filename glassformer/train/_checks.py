@@ -1,4 +1,4 @@
-"""Argument checks shared by the optimizers, schedules, callbacks and the trainer.
+"""Argument checks shared by the optimizers, schedules, callbacks and the trainer (and its data).
 
 Each raises :class:`~glassformer.errors.InputError` with a one-line message that names the
 object (``where``), the argument and the value received.
@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InputError
 from ..nn.module import Module, Parameter
 
-__all__ = ["check_int", "check_number", "named_params"]
+__all__ = ["check_batch_size", "check_epochs", "check_int", "check_number", "count_rows", "named_params"]
 
 
 def check_number(value, name: str, where: str, *, minimum: float = 0.0, strict: bool = False,
@@ -85,3 +85,33 @@ def named_params(params, where: str, *, unnamed: str = "{}") -> list[tuple[str, 
     if not out:
         raise InputError(f"{where}: params is empty (nothing to optimise)")
     return out
+
+
+def check_epochs(epochs) -> int:
+    """The trainer's ``epochs``: an integer >= 0 (bools refused)."""
+    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:
+        raise InputError(f"Trainer: epochs must be an integer >= 0, got {epochs!r}")
+    return int(epochs)
+
+
+def check_batch_size(batch_size) -> int | None:
+    """The trainer's ``batch_size``: None (the full batch) or an integer >= 1."""
+    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) < 1):
+        raise InputError(f"Trainer: batch_size must be None or an integer >= 1, got {batch_size!r}")
+    return None if batch_size is None else int(batch_size)
+
+
+def count_rows(data: tuple, where: str) -> int:
+    """The common leading length of the arrays of ``data`` (None entries skipped); at least one row."""
+    n = None
+    for a in data:
+        if a is None:
+            continue
+        if n is None:
+            n = len(a)
+        elif len(a) != n:
+            raise InputError(f"{where}: all training arrays need the same number of rows, "
+                             f"got {[None if x is None else len(x) for x in data]}")
+    if not n:
+        raise InputError(f"{where}: no training rows")
+    return n

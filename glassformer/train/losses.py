@@ -118,34 +118,42 @@ class MSELoss(_Loss):
     def __init__(self, reduction: str = "mean"):
         super().__init__()
         self.reduction = _check_reduction(reduction, "MSELoss")
+        self._diff = None
 
     def forward(self, pred, target, mask=None) -> float:
-        """Return the loss as a Python float and keep the gradient for :meth:`backward`."""
+        """Return the loss as a Python float and keep what :meth:`backward` needs."""
         where = "MSELoss.forward"
         pred = _as_prediction(pred, "pred", where)
         target = _as_prediction(target, "target", where).astype(pred.dtype, copy=False)
         if target.shape != pred.shape:
             raise ShapeError(f"{where}: target has shape {target.shape}, expected pred's shape {pred.shape}")
-        if np.isinf(target).any():
-            bad = tuple(int(i) for i in np.argwhere(np.isinf(target))[0])
-            raise InputError(f"{where}: target contains inf (first at index {bad}); use NaN for missing values")
-        valid = ~np.isnan(target)
-        if mask is not None:
-            valid &= self._broadcast_mask(mask, pred.shape, where)
-        n = int(np.count_nonzero(valid))
-        if n == 0:
-            raise InputError(f"{where}: no valid target to compare with (all {target.size} entries are NaN "
-                             "or masked out)")
+        observed = np.isfinite(target)
+        n = target.size
+        if mask is not None or not observed.all():          # gaps, masks or bad targets: count what is valid
+            if np.isinf(target).any():
+                bad = tuple(int(i) for i in np.argwhere(np.isinf(target))[0])
+                raise InputError(f"{where}: target contains inf (first at index {bad}); use NaN for missing values")
+            if mask is not None:
+                observed &= self._broadcast_mask(mask, pred.shape, where)
+            n = int(np.count_nonzero(observed))
+            if n == 0:
+                raise InputError(f"{where}: no valid target to compare with (all {target.size} entries are NaN "
+                                 "or masked out)")
         diff = pred - target
         if n != diff.size:
-            diff = np.where(valid, diff, 0.0).astype(pred.dtype, copy=False)
+            diff = np.where(observed, diff, 0.0).astype(pred.dtype, copy=False)
+        self._diff, self._n = diff, n
+        value = np.sum(diff ** 2)
+        return float(value / n if self.reduction == "mean" else value)
+
+    def backward(self) -> np.ndarray:
+        """dL/dpred: ``2 (pred - target) / n_valid`` (``"sum"``: without ``/ n_valid``), 0 where not valid."""
+        if self._diff is None:
+            raise NotReadyError("MSELoss.backward() called before forward()")
+        grad = 2.0 * self._diff
         if self.reduction == "mean":
-            value = np.sum(diff ** 2) / n
-            self._grad = 2.0 * diff / n
-        else:
-            value = np.sum(diff ** 2)
-            self._grad = 2.0 * diff
-        return float(value)
+            grad /= self._n
+        return grad
 
     @staticmethod
     def _broadcast_mask(mask, shape, where) -> np.ndarray:

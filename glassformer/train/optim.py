@@ -1,9 +1,11 @@
-"""Optimizers and gradient clipping, in NumPy.
+"""Optimizers, in NumPy (gradient clipping: :mod:`glassformer.train.clipping`).
 
 Every optimizer works on the :class:`~glassformer.nn.Parameter` objects of a model and
 updates ``p.data`` **in place** (arrays are never rebound, so views held elsewhere, e.g.
 tied weights, stay valid).  The update formulas are PyTorch's (``torch.optim.SGD``,
-``Adam``, ``AdamW``) evaluated in the same order, so a run matches PyTorch to rounding.
+``Adam``, ``AdamW``) evaluated in the same order, so a run matches PyTorch to rounding.  When the
+parameters lie in one flat array (``Module.flatten_parameters``, :mod:`glassformer.nn.flat`) the
+formulas run once over that array: the same arithmetic per element in a few calls.
 
 Typical loop (what :class:`~glassformer.train.Trainer` runs for you)::
 
@@ -26,11 +28,13 @@ import math
 
 import numpy as np
 
-from ..errors import DivergenceError, InputError, StateDictError
+from ..errors import InputError, StateDictError
+from ..nn.flat import flat_view
 from ..nn.module import Parameter
 from ._checks import check_number, named_params
+from .clipping import clip_global_norm, clip_grad_norm  # noqa: F401  (here too, where they always were)
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "clip_grad_norm", "make_optimizer"]
+__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "clip_global_norm", "clip_grad_norm", "make_optimizer"]
 
 # --------------------------------------------------------------------------- optimizers
 class Optimizer:
@@ -46,7 +50,8 @@ class Optimizer:
     param_names : list of str
         Their names (qualified names from ``named_parameters()``, else ``"0"``, ``"1"``, ...).
     state : list of dict
-        Per-parameter buffers (ndarrays of the parameter's shape and dtype).
+        Per-parameter buffers (ndarrays of the parameter's shape and dtype; views of one flat
+        array per buffer when the parameters lie in a flat array).
     step_count : int
         Number of ``step()`` calls so far (PyTorch's ``state['step']``).
     """
@@ -62,6 +67,17 @@ class Optimizer:
         self._lr = check_number(lr, "lr", where, strict=True)
         self.step_count = 0
         self.state = [{b: np.zeros_like(p.data) for b in self._buffers} for p in self.params]
+        self._flat, self._flat_state = flat_view(self.params), {}
+        if self._flat is not None:               # the buffers tile flat arrays too: one update per step
+            for b in self._buffers:
+                self._flat_state[b] = np.zeros_like(self._flat.data)
+                for st, view in zip(self.state, self._flat.split(self._flat_state[b])):
+                    st[b] = view
+
+    def fused(self):
+        """The parameters' :class:`~glassformer.nn.flat.FlatView` while it holds, else None."""
+        flat = self._flat
+        return flat if flat is not None and flat.is_current() else None
 
     @property
     def lr(self) -> float:
@@ -74,12 +90,17 @@ class Optimizer:
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to zero, in place."""
-        for p in self.params:
-            p.grad.fill(0.0)
+        flat = self.fused()
+        for g in [flat.grad] if flat is not None else [p.grad for p in self.params]:
+            g.fill(0.0)
 
     def step(self) -> None:
-        """Apply one update to every parameter from its current ``.grad``."""
+        """Apply one update to every parameter from its current ``.grad`` (all at once when flat)."""
         self.step_count += 1
+        flat = self.fused()
+        if flat is not None:
+            self._update(flat, self._flat_state)
+            return
         for p, st in zip(self.params, self.state):
             self._update(p, st)
 
@@ -157,7 +178,9 @@ class Optimizer:
         for k in self._hyper:
             setattr(self, k, getattr(scratch, k))
         self.step_count = int(step)
-        self.state = new_state
+        for st, new in zip(self.state, new_state):      # into the buffers: they may be views of flat arrays
+            for b in self._buffers:
+                st[b][...] = new[b]
 
     def __repr__(self) -> str:
         hp = ", ".join(f"{k}={v!r}" for k, v in self.hyperparameters().items())
@@ -295,53 +318,6 @@ class AdamW(Adam):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
-
-
-def clip_grad_norm(params, max_norm: float, norm_type: float = 2.0, *, error_if_nonfinite: bool = False) -> float:
-    """Rescale gradients in place so that their global norm is at most ``max_norm``.
-
-    PyTorch's ``torch.nn.utils.clip_grad_norm_``: the total norm is the ``norm_type``-norm of all
-    gradients taken together; if ``max_norm / (total + 1e-6) < 1`` every gradient is multiplied by
-    that factor (Pascanu et al., 2013, Algorithm 2).
-
-    Parameters
-    ----------
-    params : Module, iterable of Parameter, or iterable of (name, Parameter)
-    max_norm : float > 0
-    norm_type : float > 0 or inf, default 2
-    error_if_nonfinite : bool, default False
-        If True, a NaN/inf total norm raises :class:`DivergenceError`.  If False it is returned and
-        the gradients are left untouched (unlike PyTorch, which would spread NaN into all of them),
-        so the caller's divergence guard can inspect them.
-
-    Returns
-    -------
-    float
-        The total norm before clipping.
-    """
-    named = named_params(params, "clip_grad_norm")
-    max_norm = check_number(max_norm, "max_norm", "clip_grad_norm", strict=True)
-    norm_type = float(norm_type)
-    if not norm_type > 0:
-        raise InputError(f"clip_grad_norm: norm_type must be > 0 or inf, got {norm_type!r}")
-    grads = [p.grad for _, p in named]
-    if math.isinf(norm_type):
-        total = max(float(np.max(np.abs(g))) if g.size else 0.0 for g in grads)
-    else:
-        per = np.array([np.linalg.norm(g.ravel(), ord=norm_type) if g.size else 0.0 for g in grads],
-                       dtype=np.float64)
-        total = float(np.linalg.norm(per, ord=norm_type))
-    if not math.isfinite(total):
-        if error_if_nonfinite:
-            bad = next(n for n, p in named if not np.isfinite(p.grad).all())
-            raise DivergenceError(f"clip_grad_norm: the gradient norm is {total} (first non-finite "
-                                  f"gradient: {bad!r})", where=bad)
-        return total
-    coef = max_norm / (total + 1e-6)
-    if coef < 1.0:
-        for g in grads:
-            g *= coef
-    return total
 
 
 def make_optimizer(name, params, *, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,

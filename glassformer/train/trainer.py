@@ -30,6 +30,12 @@ batch MSE").
 Early stopping, checkpoints and resume, the divergence guard, the progress bar and the clean stop
 on SIGINT/SIGTERM are callbacks; :func:`~glassformer.train.standard_callbacks` builds the list the
 estimators use from their hyperparameters.
+
+The loop itself is the generator :meth:`Trainer.run`: where it needs ``step(batch)`` or the
+validation loss it yields the request and is sent the answer.  :meth:`Trainer.fit` answers with
+``step`` and ``eval_step`` (:func:`run_to_end`); the members of an ensemble trained as one model
+(:mod:`glassformer.models.members`) each run their own loop and have their requests answered
+together.
 """
 
 from __future__ import annotations
@@ -41,25 +47,32 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ._checks import named_params
+from ._checks import check_batch_size, check_epochs, count_rows, named_params
 from .callbacks import as_callback, hook_table
 from .history import History
+from .clipping import clip_global_norm
 from .optim import Optimizer
 from .standard import standard_callbacks
 
-__all__ = ["Trainer", "total_updates"]
+__all__ = ["Trainer", "run_to_end", "total_updates"]
 
 
-def _check_epochs(epochs) -> int:
-    if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 0:
-        raise InputError(f"Trainer: epochs must be an integer >= 0, got {epochs!r}")
-    return int(epochs)
+def run_to_end(run, answer):
+    """Drive a :meth:`Trainer.run` generator to its end, answering every request with ``answer(kind, data)``.
 
-
-def _check_batch_size(batch_size) -> int | None:
-    if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) < 1):
-        raise InputError(f"Trainer: batch_size must be None or an integer >= 1, got {batch_size!r}")
-    return None if batch_size is None else int(batch_size)
+    An exception raised by ``answer`` is thrown into the loop at its request, as if ``step`` had
+    raised there (so ``on_step_error`` and the loop's own handling see it).  Returns the history.
+    """
+    reply, error = None, None
+    while True:
+        try:
+            kind, data = run.throw(error) if error is not None else run.send(reply)
+        except StopIteration as done:
+            return done.value
+        try:
+            reply, error = answer(kind, data), None
+        except BaseException as exc:          # KeyboardInterrupt too: the loop records the interruption
+            reply, error = None, exc
 
 
 def total_updates(n_rows: int, batch_size: int | None, epochs: int) -> int:
@@ -72,7 +85,7 @@ def total_updates(n_rows: int, batch_size: int | None, epochs: int) -> int:
     InputError
         ``epochs`` or ``batch_size`` out of range (the Trainer's own checks).
     """
-    batch_size, epochs = _check_batch_size(batch_size), _check_epochs(epochs)
+    batch_size, epochs = check_batch_size(batch_size), check_epochs(epochs)
     return epochs * (1 if batch_size is None else math.ceil(n_rows / batch_size))
 
 
@@ -147,7 +160,8 @@ class Trainer:
             raise InputError(f"Trainer: optimizer must be a glassformer optimizer (e.g. SGD(params, lr=0.01); "
                              f"by name: make_optimizer), got {optimizer!r}")
         self.optimizer = optimizer
-        self.epochs, self.batch_size = _check_epochs(epochs), _check_batch_size(batch_size)
+        self._same_params = {id(p) for p in self.params} == {id(p) for p in optimizer.params}
+        self.epochs, self.batch_size = check_epochs(epochs), check_batch_size(batch_size)
         self.shuffle, self.seed = bool(shuffle), seed
         if grad_clip is not None and not float(grad_clip) > 0:
             raise InputError(f"Trainer: grad_clip must be None or > 0, got {grad_clip!r}")
@@ -181,13 +195,18 @@ class Trainer:
             :class:`~glassformer.train.TrainingInterrupted` on SIGINT/SIGTERM,
             :class:`~glassformer.errors.ModelFileError` from a checkpoint that cannot be resumed.
         """
+        return run_to_end(self.run(train, val), self.answer)
+
+    def run(self, train: tuple, val: tuple | None = None):
+        """:meth:`fit` as a generator: yields ``("step", batch)`` and ``("eval", data)`` requests and
+        expects each loss sent back (what :meth:`answer` computes); returns the history."""
         train = tuple(train)
         self._begin(train, val)
         try:
             self._call("on_train_begin")
             self._seconds_before = self.history.seconds if self.resumed is not None else 0.0
             while self.epoch < self.epochs and not self.stop_training:
-                self._run_epoch(train, val)
+                yield from self._run_epoch(train, val)
             if self.model is not None:
                 self.model.train()
             self._call("on_train_end", self.history)
@@ -199,8 +218,19 @@ class Trainer:
             self._call("teardown")
         return self.history
 
+    def answer(self, kind: str, data: tuple) -> float:
+        """The loss a :meth:`run` request asks for: ``step(batch)``, or the validation loss of ``data``."""
+        if kind == "step":
+            return self.step(data)
+        if self.eval_step is not None:
+            return self.eval_step(data)
+        value = self.step(data)
+        for p in self.params:
+            p.grad.fill(0.0)
+        return value
+
     def _begin(self, train: tuple, val) -> None:
-        self.n_rows = self._n_rows(train)
+        self.n_rows = count_rows(train, "Trainer")
         self.n_batches = total_updates(self.n_rows, self.batch_size, 1)
         self.rng = np.random.default_rng(self.seed)
         self.epoch_rng_state = self.rng.bit_generator.state
@@ -217,8 +247,8 @@ class Trainer:
             self.batch_losses = []
         self._call("on_epoch_begin", epoch)
         with np.errstate(over="ignore", invalid="ignore"):          # overflow is the divergence guard's to report
-            loss = self._run_batches(train)
-            val_loss = self._evaluate(val) if val is not None else float("nan")
+            loss = yield from self._run_batches(train)
+            val_loss = (yield from self._evaluate(val)) if val is not None else float("nan")
         logs = {"loss": loss, "val_loss": val_loss, "lr": float(self.optimizer.lr), "step": self.global_step}
         self._call("on_epoch_losses", epoch, logs)
         self._record(epoch, logs)
@@ -235,7 +265,7 @@ class Trainer:
         """
         if self.model is not None:
             self.model.train()
-        params, n = self.params, self.n_rows
+        n = self.n_rows
         if self.batch_size is None or (self.batch_size >= n and not self.shuffle):
             order, slices = None, [None]
         else:
@@ -244,9 +274,9 @@ class Trainer:
         before_update, batch_end = self._hooks["on_before_update"], self._hooks["on_batch_end"]
         for b in range(self.batch, len(slices)):
             batch = data if slices[b] is None else self._take(data, order[slices[b]])
-            for p in params:
-                p.grad.fill(0.0)
-            loss = self._step(batch)
+            for g in self._grads():
+                g.fill(0.0)
+            loss = yield from self._step(batch)
             if self.grad_clip is not None:
                 self.grad_norm = self._clip()
             for fn in before_update:
@@ -261,53 +291,30 @@ class Trainer:
                 fn(self, loss)
         return float(np.mean(self.batch_losses))
 
-    def _step(self, batch) -> float:
+    def _step(self, batch):
         try:
-            return float(self.step(batch))
+            return float((yield ("step", batch)))
         except (InputError, FloatingPointError) as exc:
             # Layers refuse non-finite inputs: a callback (the divergence guard) may explain the failure.
             self._call("on_step_error", lambda: self.step(batch), exc, "training")
             raise
 
+    def _grads(self) -> list:
+        """The gradient arrays: one when the optimizer holds exactly these parameters in a flat array."""
+        flat = self.optimizer.fused() if self._same_params else None
+        return [flat.grad] if flat is not None else [p.grad for p in self.params]
+
     def _clip(self) -> float:
-        """Scale the gradients to a global L2 norm of at most ``grad_clip``; return the norm before.
+        """Scale the gradients to a global L2 norm of at most ``grad_clip``; return the norm before."""
+        return clip_global_norm(self._grads(), self.grad_clip)
 
-        The norm is the square root of the summed squares of all gradients, rescaled when that sum
-        overflows with finite gradients.  A non-finite gradient leaves every gradient untouched and
-        gives a non-finite norm, for the divergence guard to report.
-        """
-        sq = 0.0
-        for p in self.params:
-            g = p.grad.ravel()
-            sq += float(np.dot(g, g))
-        if not math.isfinite(sq):
-            if not all(np.isfinite(p.grad).all() for p in self.params):
-                return sq
-            big = max(float(np.max(np.abs(p.grad), initial=0.0)) for p in self.params)
-            sq = big * big * sum(float(np.sum((p.grad / big) ** 2)) for p in self.params)
-        norm = math.sqrt(sq)
-        if norm > self.grad_clip:
-            scale = self.grad_clip / (norm + 1e-6)
-            for p in self.params:
-                p.grad *= scale
-        return norm
-
-    def _evaluate(self, data: tuple) -> float:
+    def _evaluate(self, data: tuple):
         if self.model is not None:
             self.model.eval()
-
-        def run():
-            if self.eval_step is not None:
-                return self.eval_step(data)
-            value = self.step(data)
-            for p in self.params:
-                p.grad.fill(0.0)
-            return value
-
         try:
-            return float(run())
+            return float((yield ("eval", data)))
         except (InputError, FloatingPointError) as exc:
-            self._call("on_step_error", run, exc, "validation")
+            self._call("on_step_error", lambda: self.answer("eval", data), exc, "validation")
             raise
         finally:
             if self.model is not None:
@@ -333,23 +340,8 @@ class Trainer:
 
     # --- data --------------------------------------------------------------------------------
     @staticmethod
-    def _n_rows(data: tuple) -> int:
-        n = None
-        for a in data:
-            if a is None:
-                continue
-            if n is None:
-                n = len(a)
-            elif len(a) != n:
-                raise InputError(f"Trainer: all training arrays need the same number of rows, "
-                                 f"got {[None if x is None else len(x) for x in data]}")
-        if not n:
-            raise InputError("Trainer: no training rows")
-        return n
-
-    @staticmethod
     def _take(data: tuple, idx) -> tuple:
-        return tuple(None if a is None else a[idx] for a in data)
+        return tuple([None if a is None else a[idx] for a in data])
 
     # --- parameters and state, for callbacks -------------------------------------------------
     def snapshot(self, into: list | None = None) -> list:

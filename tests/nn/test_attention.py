@@ -564,3 +564,19 @@ def test_is_causal_builds_the_mask():
     out_a, _ = mha(x, x, x, is_causal=True)
     out_b, _ = mha(x, x, x, attn_mask=causal_mask(4))
     np.testing.assert_array_equal(out_a, out_b)
+
+
+def test_query_blocks_keep_no_weights_yet_give_the_same_layer_and_every_weight_to_inspect():
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((2, 10, 8))
+    dO = rng.standard_normal((2, 10, 8))
+    results = []
+    for block in (None, 3):
+        att = MultiheadAttention(8, 2, rng=5, query_block=block)
+        out, w = att(x, x, x, need_weights=True, is_causal=True)
+        assert (att._cache["A"] is None) == (block is not None)          # blocks: no (L, S) weights kept
+        (dx,) = att.backward(dO)
+        results.append((out, w, dx, att.intermediates()["A"], att.in_proj_weight.grad.copy()))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert "query_block=3" in repr(att)

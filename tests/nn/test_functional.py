@@ -1,5 +1,5 @@
 """The kernels of glassformer.nn.functional: hand values, finite differences, and every speed trick
-against the plain formula it replaces (one GEMM per linear map, fused projections, BLAS row sums,
+against the plain formula it replaces (one GEMM per linear map, BLAS row sums,
 the bounded-score softmax, the row dot of the softmax backward)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from glassformer.nn import functional as F
 from glassformer.nn.functional import (
     masked_softmax, scaled_dot_product_attention, scaled_dot_product_attention_backward,
 )
+from glassformer.nn.attention_blocks import attention_blocks, attention_blocks_backward
 from glassformer.nn.reductions import lead_sum, row_sum
 from glassformer.selftest.published import bug_report
 
@@ -179,27 +180,6 @@ def test_attention_records_the_masked_scores_and_takes_given_weights():
     np.testing.assert_allclose(dv, W.T @ np.ones_like(out), atol=1e-14)
 
 
-# --------------------------------------------------------------------------- heads
-def test_fused_projection_equals_separate_projections_and_gradients():
-    rng = np.random.default_rng(6)
-    x, W, b = rng.standard_normal((2, 5, 6)), rng.standard_normal((18, 6)), rng.standard_normal(18)
-    fused = F.project_heads(x, W, b, num_heads=2, n_parts=3)                      # (3, B, H, T, hd)
-    for part in range(3):
-        rows = slice(6 * part, 6 * (part + 1))
-        alone = F.project_heads(x, W[rows], b[rows], num_heads=2)[0]
-        np.testing.assert_allclose(fused[part], alone, rtol=1e-13, atol=1e-13)
-        plain = (x @ W[rows].T + b[rows]).reshape(2, 5, 2, 3).transpose(0, 2, 1, 3)
-        np.testing.assert_allclose(fused[part], plain, rtol=1e-13, atol=1e-13)
-    d = [rng.standard_normal((2, 2, 5, 3)) for _ in range(3)]
-    dx, dW, db = F.project_heads_backward(d, x, W)
-    sep = [F.project_heads_backward([d[p]], x, W[6 * p:6 * (p + 1)]) for p in range(3)]
-    np.testing.assert_allclose(dx, sum(s[0] for s in sep), atol=1e-12)
-    np.testing.assert_allclose(dW, np.concatenate([s[1] for s in sep]), atol=1e-12)
-    np.testing.assert_allclose(db, np.concatenate([s[2] for s in sep]), atol=1e-12)
-    U = F.merge_heads(fused[0])
-    np.testing.assert_array_equal(F.split_heads(U, 2), fused[0])
-
-
 # --------------------------------------------------------------------------- cases from public bug reports
 
 
@@ -232,3 +212,82 @@ def test_causal_attention_weights_and_no_leak_from_later_values():
     out2, _ = scaled_dot_product_attention(q, q, v2, allowed=allowed)
     np.testing.assert_array_equal(out2[:2], out[:2])
     assert out2[2, 0] != out[2, 0]
+
+
+# --------------------------------------------------------------------------- the later speed tricks
+@pytest.mark.parametrize("width", [4, 16, 48])              # one-GEMM centring up to 32 features, two passes above
+def test_layer_norm_centring_and_its_backward_against_the_plain_formula(width):
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((3, 5, width)) + 2.0, rng.standard_normal(width), rng.standard_normal(width)
+    y, xhat, rstd = F.layer_norm(x, w, b, 1e-5)
+    mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(y, (x - mu) / np.sqrt(var + 1e-5) * w + b, rtol=1e-12, atol=1e-12)
+    dy = rng.standard_normal(x.shape)
+    dx, dw, db = F.layer_norm_backward(dy, xhat, rstd, w)
+    dxhat = dy * w                                           # the plain form of the derivative
+    plain = (dxhat - dxhat.mean(-1, keepdims=True) - xhat * (dxhat * xhat).mean(-1, keepdims=True)) * rstd
+    np.testing.assert_allclose(dx, plain, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dw, (dy * xhat).sum(axis=(0, 1)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(db, dy.sum(axis=(0, 1)), rtol=1e-12, atol=1e-12)
+
+
+def test_linear_with_one_output_takes_the_outer_product_exactly():
+    rng = np.random.default_rng(8)
+    x, W = rng.standard_normal((4, 6, 5)), rng.standard_normal((1, 5))
+    dy = rng.standard_normal((4, 6, 1))
+    dx, dW, db = F.linear_backward(dy, x, W)
+    np.testing.assert_array_equal(dx, dy * W)                 # one product per entry, no sums: exact
+    np.testing.assert_allclose(dW, np.einsum("bto,btj->oj", dy, x), atol=1e-12)
+
+
+def test_scores_bounded_from_q_and_k_take_the_same_softmax_as_the_scan():
+    rng = np.random.default_rng(9)
+    q, k = rng.standard_normal((2, 3, 4, 4)), rng.standard_normal((2, 3, 64, 4))   # S >= 8 d: the bound is used
+    assert F._bounded(q, F.key_bound(F.transposed(k, 0.5)))
+    bounded = F.attention_weights(q, k, scale=0.5)
+    scanned = F.masked_softmax((q * 0.5) @ k.swapaxes(-1, -2))
+    np.testing.assert_array_equal(bounded, scanned)
+    assert not F._bounded(q * 100.0, F.key_bound(F.transposed(k, 0.5)))   # not provably bounded: the scan decides
+    np.testing.assert_allclose(F.attention_weights(q * 100.0, k, scale=0.5),
+                               _reference_softmax((q * 50.0) @ k.swapaxes(-1, -2), np.ones((1, 1, 4, 64), bool)),
+                               rtol=1e-12, atol=1e-300)
+
+
+def test_attention_by_query_blocks_equals_attention_at_once():
+    rng = np.random.default_rng(10)
+    q, k, v = rng.standard_normal((2, 2, 11, 4)), rng.standard_normal((2, 2, 9, 4)), rng.standard_normal((2, 2, 9, 3))
+    allowed = rng.random((2, 1, 11, 9)) > 0.2
+    allowed[0, 0, 3] = False                                 # a fully blocked query
+    bias = rng.standard_normal((11, 9))
+    out, A = scaled_dot_product_attention(q, k, v, allowed, bias, 0.6)
+    blocked = attention_blocks(q, k, v, allowed, bias, 0.6, block=4)
+    np.testing.assert_allclose(blocked, out, rtol=1e-13, atol=1e-13)
+    dout = rng.standard_normal(out.shape)
+    want = scaled_dot_product_attention_backward(dout, q, k, v, A, 0.6)
+    got = attention_blocks_backward(dout, q, k, v, blocked, allowed, bias, 0.6, block=4)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    assert np.all(got[0][0, :, 3] == 0)
+
+
+def test_kernels_with_a_member_axis_equal_each_member_alone_bit_for_bit():
+    rng = np.random.default_rng(11)
+    K = 3
+    x, W, b = rng.standard_normal((K, 4, 7, 5)), rng.standard_normal((K, 6, 5)), rng.standard_normal((K, 6))
+    y = F.linear(x, W, b)
+    dy = rng.standard_normal(y.shape)
+    dx, dW, db = F.linear_backward(dy, x, W)
+    g, c = rng.standard_normal((K, 5)), rng.standard_normal((K, 5))
+    ln, xhat, rstd = F.layer_norm(x, g, c, 1e-5)
+    dln = F.layer_norm_backward(dy[..., :5], xhat, rstd, g)
+    s = rng.standard_normal((K, 4, 2, 7, 7)) * np.array([1.0, 100.0, 1.0])[:, None, None, None, None]
+    A = F.masked_softmax(s.copy(), members=True)              # member 1 needs the shift, 0 and 2 do not
+    for m in range(K):
+        np.testing.assert_array_equal(y[m], F.linear(x[m], W[m], b[m]))
+        for got, want in zip((dx[m], dW[m], db[m]), F.linear_backward(dy[m], x[m], W[m])):
+            np.testing.assert_array_equal(got, want)
+        alone = F.layer_norm(x[m], g[m], c[m], 1e-5)
+        np.testing.assert_array_equal(ln[m], alone[0])
+        for got, want in zip((dln[0][m], dln[1][m], dln[2][m]), F.layer_norm_backward(dy[m, ..., :5], *alone[1:], g[m])):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(A[m], F.masked_softmax(s[m].copy()))

@@ -8,7 +8,7 @@ import pytest
 from glassformer import gradcheck
 from glassformer.errors import InputError, NotReadyError, ShapeError, StateDictError
 from glassformer.nn import LSTM, LSTMCell, Module
-from glassformer.nn.functional import sigmoid
+from glassformer.nn.lstm_step import sigmoid
 from glassformer.selftest.published import bug_report
 
 torch = pytest.importorskip("torch")

@@ -310,3 +310,25 @@ def test_growth_guard_reference_survives_a_resume(tmp_path):
                                               r".*start of epoch 2; "):
         tr2.fit((np.zeros(2),))      # epoch 2's mean 208 > 150 x 1; it would pass 150 x 2.08 (the first epoch's mean)
     assert p2.data[0] == 2.0
+
+
+def test_the_loop_is_a_generator_whose_requests_fit_answers():
+    x, y = linear_problem()
+    histories = []
+    for by_hand in (False, True):
+        m = Linear(1, 1, rng=0)
+        trainer = make_trainer(m, epochs=3, batch_size=8)
+        if not by_hand:
+            histories.append(trainer.fit((x, y), (x[:5], y[:5])))
+            continue
+        run, kinds = trainer.run((x, y), (x[:5], y[:5])), []
+        request = next(run)
+        while True:                                       # what fit does: answer every request
+            kinds.append(request[0])
+            try:
+                request = run.send(trainer.answer(*request))
+            except StopIteration as done:
+                histories.append(done.value)
+                break
+        assert kinds == (["step"] * 3 + ["eval"]) * 3     # 20 rows in batches of 8, then validation
+    assert histories[0].train_loss == histories[1].train_loss and histories[0].val_loss == histories[1].val_loss

@@ -123,3 +123,15 @@ def test_fine_tuning_starts_from_the_pretrained_weights(tmp_path):
 def test_an_ensemble_needs_two_members(tmp_path):
     with pytest.raises(InputError, match="at least 2 members"):
         fit_ensemble(_wm(), [_well()], folder=tmp_path, n_members=1)
+
+
+def test_members_trained_side_by_side_are_the_same_ensemble(ensemble, tmp_path):
+    ens, g, _ = ensemble
+    batched = fit_ensemble(_wm(), [g.interval(1000, 1028)], [g.interval(1028.1, 1033)], folder=tmp_path / "b",
+                           n_members=3, batched=True)
+    np.testing.assert_array_equal(batched.predict_members(g), ens.predict_members(g))
+    assert batched.scale == ens.scale
+    assert [m["training"]["final_train_loss"] for m in batched.info["members"]] == \
+        [m["training"]["final_train_loss"] for m in ens.info["members"]]
+    back = DeepEnsemble.load(tmp_path / "b")                     # members saved as fit_member saves them
+    np.testing.assert_array_equal(back.predict_members(g), ens.predict_members(g))

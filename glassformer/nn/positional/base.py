@@ -49,11 +49,10 @@ class PositionalEncoding(Module):
         # A child gets positions its parent validated (Module.check_inputs): no scan of the values.
         if self.check_inputs:
             t = as_float_array(positions, "positions", where)
-        else:
-            t = np.asarray(positions)
-            t = t if t.dtype.kind == "f" else t.astype(np.float64)
-        check_ndim(t, (1, 2), "positions", where, layout="(seq,) or (batch, seq)")
-        return t
+            check_ndim(t, (1, 2), "positions", where, layout="(seq,) or (batch, seq)")
+            return t
+        t = np.asarray(positions)
+        return t if t.dtype.kind == "f" else t.astype(np.float64)
 
     def forward(self, positions) -> np.ndarray:
         """Encode ``positions`` (seq,) or (batch, seq) -> (seq, d_model) or (batch, seq, d_model)."""
