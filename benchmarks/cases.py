@@ -1,4 +1,4 @@
-"""The benchmark cases of issue 8: each builds a glassformer runner and a PyTorch twin.
+"""The benchmark cases: each builds a glassformer runner and a PyTorch twin.
 
 Every case gives both frameworks the same sizes, dtype, initial weights (glassformer's, copied into
 PyTorch by name), data and batch order, and the same optimizer.  A runner follows the protocol of
@@ -49,7 +49,7 @@ def _torch():
 
 # =========================================================================== demonstration 2
 def _demo2_data():
-    """The seed's 800 training sequences (7 porosities each) and their targets."""
+    """The chapter's 800 training sequences (7 porosities each) and their targets."""
     from glassformer.data import neighbor_dataset, split_by_sequence
 
     X, y = neighbor_dataset(n_sequences=1000, seq_length=7, noise_std=0.01, seed=42)
@@ -135,7 +135,7 @@ class Demo2Torch(_Demo2Case):
 
 
 class Demo2SeedLoop:
-    """The seed's per-sequence loop (benchmarks/seed_loop.py) for ``loop_epochs``, extrapolated to ``epochs``."""
+    """The chapter's per-sequence loop (benchmarks/seed_loop.py) for ``loop_epochs``, extrapolated to ``epochs``."""
 
     def __init__(self, epochs: int, loop_epochs: int, quick: bool):
         self.epochs, self.loop_epochs = epochs, loop_epochs

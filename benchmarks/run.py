@@ -8,7 +8,7 @@ Usage (from the repository root)::
     python benchmarks/run.py --threads 1     # numpy's BLAS and PyTorch both on one thread
     python benchmarks/run.py --no-memory     # skip the memory subprocesses
 
-Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the seed's
+Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the chapter's
 per-sequence loop) are built in this process, warmed up once, then timed in alternating
 repetitions (the order flips each repetition).  The table gives the median and min-max of the
 repetitions and the ratio of the medians glassformer / PyTorch (for the ensemble case: five
@@ -198,7 +198,7 @@ def _table(results: list, mem: dict) -> str:
                      f"{t_ratio:.2f}{_verdict(t_ratio, case.time_target)}", _fmt_mem(mg), _fmt_mem(mp),
                      "-" if m_ratio is None else f"{m_ratio:.2f}{_verdict(m_ratio, case.mem_target)}"])
         if LOOP in stats:
-            rows.append([f"{r['label']}: seed per-sequence loop", _fmt_time(stats[LOOP], case.per_step),
+            rows.append([f"{r['label']}: the chapter's per-sequence loop", _fmt_time(stats[LOOP], case.per_step),
                          _fmt_time(stats[PT], case.per_step), f"{stats[LOOP].median / stats[PT].median:.2f}",
                          "-", "-", "-"])
     header = ["case", "glassformer median [min-max]", "PyTorch median [min-max]", "time gf/pt",

@@ -1,10 +1,10 @@
-"""The seed's way of training demonstration 2: one sequence at a time, gradients summed per batch.
+"""The chapter's way of training demonstration 2: one sequence at a time, gradients summed per batch.
 
-Seed 000 ("train_transformer_sequences") runs forward and backward for each 7-long sequence of a
+The chapter's code (`train_transformer_sequences`) runs forward and backward for each 7-long sequence of a
 mini-batch separately, adds the 18 gradients, divides by the batch size and steps.  This module is
 an independent re-implementation of that *schedule* (not of glassformer: plain NumPy arrays in the
-seed's ``x @ W`` layout), written here only to time it beside the batched library.  The maths is
-the same model as :class:`glassformer.models.SequenceRegressor` with its defaults: input embedding,
+chapter's ``x @ W`` layout), written here only to time it beside the batched library.  The maths is
+the same model as :meth:`glassformer.models.SequenceRegressor.chapter_model`: input embedding,
 fixed positional encoding, one single-head attention without output projection, post-norm
 residual blocks with LayerNorm (eps 1e-5), a ReLU feed-forward network and a linear head.
 """
@@ -87,7 +87,7 @@ def train_per_sequence(p: dict, X, Y, pe, *, epochs: int, batch_size: int = 32, 
                        seed: int = 42) -> list:
     """Mini-batch SGD with a Python loop over the sequences of each batch; returns the mean batch MSE per epoch.
 
-    Batches follow ``numpy.random.default_rng(seed).permutation`` each epoch, as the seed and
+    Batches follow ``numpy.random.default_rng(seed).permutation`` each epoch, as the chapter's code and
     glassformer's Trainer do, so the losses equal the batched run's.
     """
     rng = np.random.default_rng(seed)

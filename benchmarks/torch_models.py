@@ -25,7 +25,7 @@ def state_from_numpy(state: dict) -> dict:
 
 
 class SeedAttention(nn.Module):
-    """Single-head self-attention without output projection (seed 000's block): ``softmax(QK^T/sqrt d) V``."""
+    """Single-head self-attention without output projection (the chapter's block): ``softmax(QK^T/sqrt d) V``."""
 
     def __init__(self, d_model: int, dtype):
         super().__init__()
