@@ -40,7 +40,7 @@ def _table_rows(text: str) -> dict:
 
 def test_quick_prints_a_row_per_case_with_both_frameworks(quick_output):
     rows = _table_rows(quick_output)
-    for label in ("demo2", "demo2: seed per-sequence loop", "midsize", "inference stride 16", "translation",
+    for label in ("demo2", "demo2: the chapter's per-sequence loop", "midsize", "inference stride 16", "translation",
                   "scaling T=16", "scaling T=32"):
         assert label in rows, f"row {label!r} missing from:\n{quick_output}"
     time_cell = re.compile(r"^\d+(\.\d+)? \[\d+(\.\d+)?-\d+(\.\d+)?\] (ms|s)$")
