@@ -18,7 +18,7 @@ from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .tree_baselines import ENSEMBLE_SETTINGS
+from .tree_baselines import ensemble_settings_text
 
 __all__ = ["cross_validate", "well_model_settings"]
 
@@ -136,8 +136,7 @@ def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
     if wm.lstm is not None:
         cfg["lstm"] = wm.lstm.get_params()
     if wm.tree_baselines:
-        cfg["tree_baselines"] = {name: f"{cls}({', '.join(f'{k}={v!r}' for k, v in kw.items())})"
-                                 for name, (cls, kw) in ENSEMBLE_SETTINGS.items()}
+        cfg["tree_baselines"] = ensemble_settings_text()
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution

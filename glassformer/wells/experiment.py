@@ -23,7 +23,7 @@ from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .tree_baselines import ENSEMBLE_SETTINGS
+from .tree_baselines import ensemble_settings_text
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 
@@ -213,8 +213,7 @@ def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribut
     if wm.lstm_ is not None:
         cfg["lstm"] = wm.lstm_.get_params()
     if wm.tree_baselines:
-        cfg["tree_baselines"] = {name: f"{cls}({', '.join(f'{k}={v!r}' for k, v in kw.items())})"
-                                 for name, (cls, kw) in ENSEMBLE_SETTINGS.items()}
+        cfg["tree_baselines"] = ensemble_settings_text()
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution

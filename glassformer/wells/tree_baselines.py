@@ -36,7 +36,8 @@ import numpy as np
 from ..data.windows import contiguous_runs
 from ..errors import InputError, NotReadyError
 
-__all__ = ["ENSEMBLE_SETTINGS", "TREE_BASELINE_NAMES", "TreeBaseline", "rolling_context", "tree_baselines"]
+__all__ = ["ENSEMBLE_SETTINGS", "TREE_BASELINE_NAMES", "TreeBaseline", "ensemble_settings_text", "rolling_context",
+           "tree_baselines"]
 
 #: The fixed settings of each ensemble (scikit-learn estimator name, keyword arguments).
 ENSEMBLE_SETTINGS = {
@@ -45,6 +46,17 @@ ENSEMBLE_SETTINGS = {
                                                             "max_leaf_nodes": 31, "min_samples_leaf": 20,
                                                             "early_stopping": False}),
 }
+
+
+
+def ensemble_settings_text() -> dict:
+    """Each ensemble's fixed settings as the scikit-learn call, for a run's config.json.
+
+    ``{"random forest": "RandomForestRegressor(n_estimators=100, ...)", "gradient boosting": ...}``
+    """
+    return {name: f"{cls}({', '.join(f'{k}={v!r}' for k, v in kw.items())})"
+            for name, (cls, kw) in ENSEMBLE_SETTINGS.items()}
+
 
 #: The four tree baselines, in table order.
 TREE_BASELINE_NAMES = ("random forest", "random forest + context", "gradient boosting", "gradient boosting + context")
