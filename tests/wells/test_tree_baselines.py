@@ -70,3 +70,12 @@ def test_seeds_fix_the_result_and_context_adds_features():
         TreeBaseline().fit([(X, np.full(len(y), np.nan))])
     with pytest.raises(InputError, match="ensemble must be one of"):
         TreeBaseline("svm").fit([(X, y)])
+
+
+def test_the_settings_are_written_as_the_scikit_learn_calls():
+    from glassformer.wells.tree_baselines import ensemble_settings_text
+
+    text = ensemble_settings_text()
+    assert text["random forest"] == ("RandomForestRegressor(n_estimators=100, min_samples_leaf=5, "
+                                     "max_features=0.3333333333333333)")
+    assert text["gradient boosting"].startswith("HistGradientBoostingRegressor(max_iter=100, learning_rate=0.1,")
