@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Sequence
 
 import numpy as np
 
-from ..errors import CurveNotFoundError, DataFileError
+from ..errors import CurveNotFoundError, DataFileError, DepthError
 from .parsing import (
     DEFAULT_NULL_VALUES,
     DEPTH_NAMES,
@@ -30,7 +31,7 @@ def read_csv(
     depth_column: str | None = None,
     columns: Sequence[str] | None = None,
     units: dict[str, str] | None = None,
-    depth_unit: str = "m",
+    depth_unit: str | None = None,
     null_values: Sequence[float] = DEFAULT_NULL_VALUES,
     name: str | None = None,
 ) -> WellLog:
@@ -42,13 +43,15 @@ def read_csv(
         The CSV file (UTF-8, UTF-16 or Latin-1; see :mod:`glassformer.data.parsing`).
     depth_column : str, optional
         Name of the depth column; by default the first of DEPTH, DEPT, MD, TDEP found
-        (case-insensitive).
+        (case-insensitive), also with its unit written after it: ``DEPTH_FT``, ``DEPTH (ft)``,
+        ``DEPTH [m]``.
     columns : sequence of str, optional
         Read only these columns (plus depth); by default every column, which must all be numeric.
     units : dict, optional
         Units per column; a CSV carries none, so they are ``""`` unless given here.
-    depth_unit : {"m", "ft"}, default "m"
-        Unit of the depth column (a CSV cannot say, so metres unless told otherwise).
+    depth_unit : {"m", "ft"}, optional
+        Unit of the depth column.  By default the unit its header names (``DEPTH_FT`` is in
+        feet), else metres: a plain ``DEPTH`` column cannot say, so give feet here or in the header.
     null_values : sequence of float, default (-999.25, -999, -9999)
         Values mapped to NaN by exact numeric equality.  Empty cells and the missing-value
         markers of :mod:`glassformer.data.parsing` (NA, N/A, #N/A, NaN, NULL, None, ...) are
@@ -71,16 +74,17 @@ def read_csv(
     CurveNotFoundError
         No depth column, or a requested column absent (the message lists those present).
     DepthError
-        Missing, duplicate or non-monotonic depths (naming rows and lines).
+        Missing, duplicate or non-monotonic depths (naming rows and lines); a ``depth_unit``
+        other than the one the depth column's header names.
     """
     source, text = read_text(path)
-    depth_unit = depth_unit_from_string(depth_unit, str(source))
     header, rows, lines = _table(text, source)
 
     def row_label(i: int) -> str:
         return f"data row {i + 1} (line {lines[i + 1]})"
 
     depth_key, keys = _choose_columns(header, depth_column, columns, source)
+    depth_unit = _depth_unit(depth_key, depth_unit, source)
     values = {key: _column(header, rows, lines, key, source, hint=columns is None) for key in [depth_key, *keys]}
     for key in keys:
         values[key] = mask_nulls(values[key], null_values)
@@ -109,7 +113,8 @@ def _column(header: list[str], rows: list[list[str]], lines: list[int], key: str
     numbers, bad = parse_numbers([row[k] for row in rows])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        how = "; remove that column from the file (Python: read_csv(..., columns=[...]) reads only those named)"
+        how = ("; correct that cell or leave it empty (read as missing), or delete the column if no model needs it "
+               "(Python: read_csv(..., columns=[...]) reads only those named)")
         raise DataFileError(
             f"{source}: column {header[k]} holds non-numeric value {rows[i][k].strip()!r} "
             f"at line {lines[i + 1]}{how if hint else ''}"
@@ -155,15 +160,30 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
     return header, rows[1:], lines
 
 
+#: A depth column's header with its unit after it: DEPTH_FT, DEPTH (ft), DEPT[M], MD_M.
+_DEPTH_WITH_UNIT = re.compile(r"^(?:%s)\s*(?:_\s*|\(\s*|\[\s*)([A-Z.]+)\s*[)\]]?$" % "|".join(DEPTH_NAMES))
+
+
+def _depth_unit(depth_key: str, given: str | None, source) -> str:
+    """The depth unit: the one the header names (checked against ``given``), else ``given``, else metres."""
+    match = _DEPTH_WITH_UNIT.match(depth_key)
+    if match is None:
+        return depth_unit_from_string(given or "m", str(source))
+    named = depth_unit_from_string(match.group(1), str(source))
+    if given is not None and depth_unit_from_string(given, str(source)) != named:
+        raise DepthError(f"{source}: depth column {depth_key} is in {named}, but depth_unit={given!r} was given")
+    return named
+
+
 def _choose_columns(header: list[str], depth_column, columns, source) -> tuple[str, list[str]]:
     """The depth column's key and the other columns' keys (upper-case), in file order."""
     present = [h.upper() for h in header]
     available = ", ".join(header)
     if depth_column is None:
-        found = [c for c in DEPTH_NAMES if c in present]
+        found = [c for c in DEPTH_NAMES if c in present] or [c for c in present if _DEPTH_WITH_UNIT.match(c)]
         if not found:
             raise CurveNotFoundError(
-                f"{source}: no depth column (looked for {', '.join(DEPTH_NAMES)}); "
+                f"{source}: no depth column (looked for {', '.join(DEPTH_NAMES)}, also as DEPTH_FT or DEPTH (m)); "
                 f"columns: {available}; name the depth column DEPTH "
                 f"(Python: read_csv(..., depth_column=NAME))"
             )

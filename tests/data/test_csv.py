@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from glassformer.data import read_csv
-from glassformer.errors import CurveNotFoundError, DataFileError
+from glassformer.errors import CurveNotFoundError, DataFileError, DepthError
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "wells"
 
@@ -49,3 +49,33 @@ def test_csv_in_utf16_with_missing_markers(tmp_path):
     np.testing.assert_array_equal(log.depth, [100.0, 100.5, 101.0])
     np.testing.assert_array_equal(log.curve("PHIF"), [0.2, np.nan, np.nan])
     np.testing.assert_array_equal(log.curve("KLOGH"), [np.nan, 12.0, np.nan])
+
+
+@pytest.mark.parametrize("header, unit", [("DEPTH_FT", "ft"), ("Depth (ft)", "ft"), ("DEPT [M]", "m"),
+                                          ("MD_m", "m"), ("DEPTH", "m")])
+def test_the_depth_header_names_its_unit(tmp_path, header, unit):
+    path = tmp_path / "w.csv"
+    path.write_text(f"{header},PHIF\n1000,0.2\n1000.5,0.25\n")
+    log = read_csv(path)
+    assert log.depth_unit == unit
+    np.testing.assert_array_equal(log.depth, [1000.0, 1000.5])
+    np.testing.assert_array_equal(log.curve("PHIF"), [0.2, 0.25])
+
+
+def test_a_depth_unit_given_against_the_header_is_refused(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("DEPTH_FT,PHIF\n1000,0.2\n1000.5,0.25\n")
+    assert read_csv(path, depth_unit="ft").depth_unit == "ft"
+    with pytest.raises(DepthError, match=r"depth column DEPTH_FT is in ft, but depth_unit='m' was given"):
+        read_csv(path, depth_unit="m")
+    plain = tmp_path / "p.csv"                              # a plain DEPTH column takes the unit given
+    plain.write_text("DEPTH,PHIF\n1,0.2\n2,0.3\n")
+    assert read_csv(plain, depth_unit="ft").depth_unit == "ft"
+
+
+def test_text_in_a_numeric_column_says_how_to_fix_the_cell(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("DEPTH,PHIF\n1000,0.2\n1000.5,abc\n")
+    with pytest.raises(DataFileError, match=r"column PHIF holds non-numeric value 'abc' at line 3; correct that cell "
+                                            r"or leave it empty"):
+        read_csv(path)

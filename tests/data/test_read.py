@@ -42,7 +42,7 @@ BAD_FILES = [
     ("bad_null_depth.las", DepthError, r"depth is missing \(null/NaN/inf\) at depth step 2 \(line 15\)"),
     ("bad_depth_unit.las", DepthError, r"depth unit 'S' is neither metres \(M\) nor feet \(FT\)"),
     ("bad_not_las.las", DataFileError, r"bad_not_las\.las: no ~ sections found; not a LAS file"),
-    ("bad_missing_depth.csv", CurveNotFoundError, r"no depth column \(looked for DEPTH, DEPT, MD, TDEP\); columns: PHIF, KLOGH"),
+    ("bad_missing_depth.csv", CurveNotFoundError, r"no depth column \(looked for DEPTH, DEPT, MD, TDEP, also as DEPTH_FT or DEPTH \(m\)\); columns: PHIF, KLOGH"),
     ("bad_duplicate_header.csv", DataFileError, r"duplicate column header 'phif' \(columns 2 and 4\)"),
     ("bad_duplicate_depth.csv", DepthError, r"duplicate depth 100\.5 m at data row 2 \(line 3\) and data row 3 \(line 4\)"),
     ("bad_non_monotonic_depth.csv", DepthError, r"not monotonic.*100\.2 m at data row 3 \(line 4\) follows 100\.5 m"),
