@@ -110,7 +110,7 @@ class InputCheck:
         1.0 where an input lies outside its training range, 0.0 where every input lies inside,
         NaN where an input is missing (nothing is predicted there).
     counts : dict
-        Input mnemonic -> number of samples outside its training range.
+        Input mnemonic -> number of predicted samples (every input present) outside its training range.
     checked : bool
         False when the model records no training ranges (nothing could be flagged).
     """
@@ -196,8 +196,9 @@ def _flag_ranges(record: dict, log):
         with np.errstate(invalid="ignore"):
             outside[:, j] = (X[:, j] < info["low"]) | (X[:, j] > info["high"])
     flag = outside.any(axis=1).astype(np.float64)
-    flag[~np.isfinite(X).all(axis=1)] = np.nan
-    counts = {name: int(outside[:, j].sum()) for j, name in enumerate(names)}
+    complete = np.isfinite(X).all(axis=1)              # only these depths are predicted
+    flag[~complete] = np.nan
+    counts = {name: int(outside[complete, j].sum()) for j, name in enumerate(names)}
     return flag, counts, X
 
 

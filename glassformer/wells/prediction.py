@@ -103,8 +103,9 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -
         if flags.shape != log.depth.shape:
             raise ShapeError(f"{log.source or log.name}: the out-of-range flags have shape {flags.shape}, "
                              f"expected {log.depth.shape}")
-        cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flags.astype(np.float64), ""
-        about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model"
+        flag = np.where(np.isfinite(pred), flags.astype(np.float64), np.nan)   # no flag where nothing is predicted
+        cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flag, ""
+        about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model; empty where not predicted"
     return cols, units, about
 
 
@@ -221,6 +222,8 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         The well cannot be read, lacks an input curve, holds an input in a unit of another kind
         than the model's, has a depth unit a depth-position model cannot use, or ``depth_range``
         lies outside it (each message names the file).
+    InputError
+        No depth (of ``depth_range``) has every input present: nothing could be predicted.
     """
     start = time.perf_counter()
     from ..data import read_well
@@ -242,6 +245,7 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         used = found.log
         if on_check is not None:
             on_check(found, notes)
+    _check_something_to_predict(wm, used, path, depth_range)
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
     cols, units, about = prediction_curves(wm, used, flags, ensemble)
@@ -251,6 +255,17 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     pred = cols[f"{wm.target_name}_PRED"]
     return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(np.isfinite(pred).sum()),
                         flagged=0 if flags is None else int(flags.sum()), seconds=time.perf_counter() - start)
+
+
+def _check_something_to_predict(wm, log, path, depth_range) -> None:
+    """InputError naming the inputs missing everywhere when no depth has every input present."""
+    X = log.matrix(wm.input_names).astype(np.float64)
+    if np.isfinite(X).all(axis=1).any():
+        return
+    where = f"{depth_range[0]:g}-{depth_range[1]:g} {log.depth_unit}" if depth_range is not None else "the well"
+    absent = [name for j, name in enumerate(wm.input_names) if not np.isfinite(X[:, j]).any()]
+    raise InputError(f"{path}: no depth of {where} has every input ({', '.join(wm.input_names)}) present; nothing to "
+                     f"predict" + (f" ({', '.join(absent)} missing throughout)" if absent else ""))
 
 
 def _checked(wm, log, aliases, depth_unit) -> tuple:

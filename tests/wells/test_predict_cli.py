@@ -125,3 +125,55 @@ def test_a_well_missing_an_input_curve_is_named(model, las_writer, make_curves, 
     assert _predict(run, path, folder / "no_sw.csv") == 2
     err = capsys.readouterr().err
     assert "curve 'SW' not found in well '15/9-T-6'" in err and "no_sw.las" in err
+
+
+def test_a_csv_in_feet_says_so_in_its_header_and_is_refused_or_converted(model, make_curves, capsys):
+    run, folder = model
+    curves = make_curves(DEPTH, 3)
+    table = pd.DataFrame({"DEPTH_FT": DEPTH / 0.3048, **{k: v for k, (_, v) in curves.items()}})
+    feet = folder / "ft.csv"
+    table.to_csv(feet, index=False)
+    capsys.readouterr()
+    assert _predict(run, feet, folder / "ft_pred.csv") == 2
+    assert "ft.csv: depth is in ft but the model was trained with depth positions in m" in capsys.readouterr().err
+    assert _predict(run, feet, folder / "ft_pred.csv", "--depth-unit", "m") == 0
+    metres = folder / "m_table.csv"
+    table.rename(columns={"DEPTH_FT": "DEPTH"}).assign(DEPTH=DEPTH).to_csv(metres, index=False)
+    assert _predict(run, metres, folder / "m_pred.csv") == 0
+    a, b = pd.read_csv(folder / "m_pred.csv"), pd.read_csv(folder / "ft_pred.csv")
+    np.testing.assert_allclose(b["KLOGH_PRED_LOG10"], a["KLOGH_PRED_LOG10"], rtol=1e-6, atol=1e-7)
+
+
+def test_out_of_range_counts_are_over_the_predicted_depths_only(model, las_writer, make_curves, capsys):
+    run, folder = model
+    curves = make_curves(DEPTH, 8)
+    vsh, sw = curves["VSH"][1].copy(), curves["SW"][1].copy()
+    vsh[:50] = 0.99                                  # out of range, but SW is missing there: never predicted
+    sw[:50] = np.nan
+    curves["VSH"], curves["SW"] = ("V/V", vsh), ("V/V", sw)
+    path = las_writer(folder / "gap.las", "15/9-T-7", DEPTH, curves)
+    capsys.readouterr()
+    assert _predict(run, path, folder / "gap.csv") == 0
+    out = capsys.readouterr().out
+    flag = pd.read_csv(folder / "gap.csv")["KLOGH_OOR"].to_numpy()
+    assert np.isnan(flag[:50]).all()
+    n = int(np.nansum(flag))
+    assert f"{n} of 350 predicted depths have inputs outside the training range" in out
+    by_curve = dict(item.rsplit(" ", 1) for item in out.split("flag curve KLOGH_OOR): ")[-1].split("\n")[0].split(", ")
+                    if item) if "KLOGH_OOR): " in out else {}
+    assert n < 50 and all(int(v) <= n for v in by_curve.values()), (n, by_curve)   # the 50 VSH values not predicted
+
+
+def test_an_interval_with_nothing_to_predict_is_refused(model, las_writer, make_curves, capsys):
+    run, folder = model
+    curves = make_curves(DEPTH, 9)
+    sw = curves["SW"][1].copy()
+    sw[:100] = np.nan
+    curves["SW"] = ("V/V", sw)
+    path = las_writer(folder / "no_sw_top.las", "15/9-T-8", DEPTH, curves)
+    capsys.readouterr()
+    assert _predict(run, path, folder / "top.csv", "--depth", "1000:1005") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ("no_sw_top.las: no depth of 1000-1005 m has every input (PHIF, VSH, SW) present; "
+                              "nothing to predict (SW missing throughout)") in err[0], err
+    assert not (folder / "top.csv").exists()
