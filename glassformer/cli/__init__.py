@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 2 user error, 1 unexpected failure)."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
+    if debug:                      # a group option, accepted anywhere: `glassformer train ... --debug` too
+        args = ["--debug", *(a for a in args if a != "--debug")]
     try:
         status = cli.main(args=args, prog_name="glassformer", standalone_mode=False)
     except click.exceptions.Abort:

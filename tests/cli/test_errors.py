@@ -347,3 +347,14 @@ def test_demo_run_all_checks_every_folder_before_running_any(fake_demos, tmp_pat
     assert fake_demos == [] and not (out / "porosity").exists()      # nothing ran
     assert main(["demo", "--out", str(out), "--overwrite"]) == 0
     assert fake_demos == ["porosity", "neighbor", "synthetic-wells", "real-wells"]
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_before_or_after_the_command_shows_the_traceback(tmp_path, where):
+    from glassformer.errors import GlassformerError
+
+    args = ["predict", "--model", str(tmp_path), "--data", str(FIX / "bad_missing_depth.csv"), "--out",
+            str(tmp_path / "o.csv")]
+    args = ["--debug", *args] if where == "before" else [*args, "--debug"]
+    with pytest.raises(GlassformerError):            # raised, not turned into one line
+        main(args)
