@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_float_array, check_dtype
-from ..errors import InputError, ShapeError
+from ..errors import InputError, NotReadyError, ShapeError
 from ..trace import Trace
 from .estimator import WindowRegressor
 from .networks import TransformerRegressorNet, chapter_init
@@ -191,8 +191,8 @@ class SequenceRegressor(WindowRegressor):
     def _built(self, where: str) -> TransformerRegressorNet:
         net = getattr(self, "network_", None)
         if net is None:
-            raise InputError(f"{where}: there is no network yet; call fit(X, y), or build_network(n_features) "
-                             "to inspect the untrained model")
+            raise NotReadyError(f"{where}: there is no network yet; call fit(X, y), or build_network(n_features) "
+                                "to inspect the untrained model")
         return net
 
     def trace(self, X, positions=None) -> Trace:
@@ -203,8 +203,8 @@ class SequenceRegressor(WindowRegressor):
 
         Raises
         ------
-        InputError
-            No network yet.
+        NotReadyError
+            No network yet (as ``predict`` before ``fit``).
         ShapeError
             ``X`` is not ``(batch, seq, n_features_in_)``.
         """
@@ -224,6 +224,8 @@ class SequenceRegressor(WindowRegressor):
 
         Raises
         ------
+        NotReadyError
+            No network yet.
         InputError
             The model has no attention (``mixer="fourier"``), or ``layer`` is out of range.
         ShapeError

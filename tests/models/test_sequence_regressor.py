@@ -287,8 +287,9 @@ def test_predict_and_score_refuse_an_unfitted_model_but_inspection_works(tmp_pat
     for call in (lambda: m.predict(X), lambda: m.score(X, y)):
         with pytest.raises(NotReadyError, match=r"not fitted.*fit\(X, y\) or load\(\).*build_network.*trace\(\)"):
             call()
-    with pytest.raises(InputError, match="build_network"):
-        m.trace(X)
+    for call in (lambda: m.trace(X), lambda: m.predict_with_attention(X)):   # out of order, as predict
+        with pytest.raises(NotReadyError, match="call fit.*build_network"):
+            call()
     with pytest.raises(NotReadyError, match="nothing to save"):
         m.save(tmp_path / "nothing")
     # After build_network the inspection tools run on the initial weights and agree with each other.
@@ -331,3 +332,4 @@ def test_save_onto_an_existing_file_says_so(tmp_path):
     with pytest.raises(ModelFileError, match=r"afile is a file"):
         chapter().save(afile / "sub")
     assert afile.read_text() == "not a folder"
+
