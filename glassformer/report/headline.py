@@ -39,6 +39,9 @@ class Headline:
         Seeds averaged over (one or none: no spread), or folds when ``spread`` is ``"folds"``.
     spread : {"seeds", "folds"}
         What the mean and its ± sd are taken over (folds: a cross-validation).
+    training : bool
+        The values are fits to the training data (no held-out data exist): they show how closely
+        each model fits, not which one predicts better, so no winner is named.
     """
 
     rows: dict
@@ -48,6 +51,7 @@ class Headline:
     units: dict = field(default_factory=dict)
     seeds: list = field(default_factory=list)
     spread: str = "seeds"
+    training: bool = False
 
     @property
     def lower_is_better(self) -> bool:
@@ -84,7 +88,8 @@ def _from_comparison(m: Mapping):
     if comp.get("spread") == "folds" and isinstance(comp.get("folds"), int):     # a cross-validation: ± across folds
         return Headline(table, models, "rmse", _where(comp.get("split")), _units(m),
                         list(range(1, comp["folds"] + 1)), "folds")
-    return Headline(table, models, "rmse", _where(comp.get("split")), _units(m), seeds)
+    on_training = str(comp.get("split") or "").lower().startswith("train")
+    return Headline(table, models, "rmse", _where(comp.get("split")), _units(m), seeds, training=on_training)
 
 
 def _from_model_and_baselines(m: Mapping):
@@ -167,6 +172,9 @@ def sentence(h: Headline, subject: str = "") -> str:
         return f"{lead} {h.where}, the model has no {metric} to report."
     if bv is None:
         return f"{lead} {h.where}{seeds}, the {mn}'s {metric} is {_value(h, mv)}; no baseline was run."
+    if h.training:
+        return (f"{lead} {h.where}{seeds}, the {mn}'s {metric} is {_value(h, mv)} and the {bn}'s is {_value(h, bv)}: "
+                "fits to the training data, which show memorisation, not which model predicts better.")
     if better:
         return (f"{lead} {h.where}{seeds}, the {mn}'s {metric} is {_value(h, mv)} and the {bn}'s is "
                 f"{_value(h, bv)}: a baseline is better.")

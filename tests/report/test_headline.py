@@ -88,3 +88,16 @@ def test_other_kinds_of_run():
     h = headline_of({"test": {"transformer": {"rmse": 0.3, "mae": 0.2}}})
     assert sentence(h) == "On the test split, the transformer's RMSE is 0.3; no baseline was run."
     assert headline_of({"rmse": 0.5}) is None and headline_of(None) is None
+
+
+def test_fits_to_the_training_data_name_no_winner():
+    from glassformer.report.headline import headline_of, sentence
+
+    metrics = {"comparison": {"split": "training interval (depths 1-7 m)", "table": {
+        "transformer": {"rmse": 8.1e-07}, "LSTM": {"rmse": 7.8e-08}, "training mean": {"rmse": 29.0}}}}
+    h = headline_of(metrics)
+    assert h.training
+    text = sentence(h)
+    assert "a baseline is better" not in text and "memorisation, not which model predicts better" in text
+    held_out = headline_of({"comparison": {**metrics["comparison"], "split": "test"}})
+    assert not held_out.training and sentence(held_out).endswith("a baseline is better.")
