@@ -12,8 +12,10 @@ pointing at the wrong place.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,6 +27,19 @@ ROW = re.compile(r"^\| *(?P<step>\d+) *\| *(?P<symbol>[^|]+?) *\| *(?P<names>[^|
 
 def _lines(path: str) -> list:
     return (REPO / path).read_text(encoding="utf-8").splitlines()
+
+
+@lru_cache(maxsize=None)
+def _docstring_lines(path: str) -> frozenset:
+    """Line numbers inside the file's docstrings: prose that may repeat an equation but never runs it."""
+    inside = set()
+    for node in ast.walk(ast.parse((REPO / path).read_text(encoding="utf-8"))):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            inside.update(range(body[0].lineno, body[0].end_lineno + 1))
+    return frozenset(inside)
 
 
 def rows(text: str) -> list:
@@ -56,6 +71,8 @@ def check(text: str) -> list:
             lines, n = _lines(m["file"]), int(m["line"])
             if not 1 <= n <= len(lines) or not lines[n - 1].strip().startswith(m["code"]):
                 problems.append(f"row {symbol}: {where} does not begin with `{m['code']}`")
+            elif n in _docstring_lines(m["file"]):
+                problems.append(f"row {symbol}: {where} is in a docstring, not the code that runs")
             elif not any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", lines[n - 1]) for name in names):
                 problems.append(f"row {symbol}: {where} names none of {names}")
     return problems
@@ -65,7 +82,8 @@ def update(text: str) -> str:
     """The guide with every line number moved to where its quoted code is now."""
     def fix(m):
         lines = _lines(m["file"])
-        hits = [i + 1 for i, line in enumerate(lines) if line.strip().startswith(m["code"])]
+        prose = _docstring_lines(m["file"])
+        hits = [i + 1 for i, line in enumerate(lines) if line.strip().startswith(m["code"]) and i + 1 not in prose]
         if not hits:
             return m.group(0)
         n = min(hits, key=lambda h: abs(h - int(m["line"])))
