@@ -82,10 +82,11 @@ def with_row_vector(op, x: np.ndarray, vec: np.ndarray, out: np.ndarray | None =
     the result is bitwise that of the plain broadcast.
     """
     d = x.shape[-1]
-    n = x.size // d if d else 0
-    k = math.gcd(n, 1 << ((_TILE_WIDTH // d).bit_length() - 1)) if 0 < d <= _TILE_WIDTH // 2 else 1
-    if k == 1 or n < TILE_MIN_ROWS or vec.shape != (d,) or not x.flags.c_contiguous or \
-            (out is not None and not out.flags.c_contiguous):
+    if x.size < TILE_MIN_ROWS * d or not 0 < d <= _TILE_WIDTH // 2:         # few rows (checked first: cheap)
+        return op(x, vec, out=out)
+    n = x.size // d
+    k = math.gcd(n, 1 << ((_TILE_WIDTH // d).bit_length() - 1))
+    if k == 1 or vec.shape != (d,) or not x.flags.c_contiguous or (out is not None and not out.flags.c_contiguous):
         return op(x, vec, out=out)
     wide = (n // k, k * d)                                      # k rows side by side
     res = op(x.reshape(wide), np.tile(vec, k), out=None if out is None else out.reshape(wide))
