@@ -16,10 +16,11 @@ Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, 
 Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
 one 2-D GEMM per linear map (:func:`linear`, which the fused query/key/value projections of
 :mod:`glassformer.nn.heads` call once for all three, their gradients written in its layout); BLAS
-row sums and one-GEMM centring (:mod:`.reductions`); the softmax without a max shift when the
-scores are bounded (:func:`masked_softmax`, :func:`attention_weights`); contiguous ``k^T`` and
-``v^T`` for the batched products (:func:`transposed`); the temporary-free row dots of
-:func:`softmax_backward`.  Long sequences can run attention by blocks of queries
+row sums, one-GEMM centring and row vectors broadcast through tiled rows (:mod:`.reductions`);
+the softmax without a max shift when the scores are bounded (:func:`masked_softmax`,
+:func:`attention_weights`), divided after ``v`` when the weights are not wanted
+(:func:`scaled_dot_product_attention`); contiguous ``k^T`` and ``v^T`` for the batched products
+(:func:`transposed`); the temporary-free row dots of :func:`softmax_backward`.  Long sequences can run attention by blocks of queries
 (:mod:`glassformer.nn.attention_blocks`), which calls these kernels block by block.
 
 K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
