@@ -347,24 +347,28 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
     out : array (..., L, dv), optional
         Where to write the output (e.g. a view in the merged-heads layout, saving a copy).
     need_weights : bool, default True
-        False (inference without caches): ``A`` is not returned (None) and the softmax's division
-        acts on ``exp(S - m) v``, an ``(L, dv)`` array, instead of the ``(L, S)`` weights (Dao et
-        al., 2022); the same output up to rounding.  Ignored with ``keep`` or ``weights``.
+        False (inference without caches): ``A`` is not formed (None returned).  Without ``keep``
+        and ``weights`` the output is always ``(exp(S - m) v) / row sums``, the softmax's division
+        on an ``(L, dv)`` array (Dao et al., 2022), so it is the same with or without the weights.
 
     Returns
     -------
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    if not need_weights and keep is None and weights is None:
-        E, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
-        out = np.matmul(E, v, out=out)                          # (..., L, dv) before the division
-        if denom is not None:
-            out /= denom
+    if keep is not None or weights is not None:
+        A = weights if weights is not None else \
+            attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
+        return np.matmul(A if keep is None else A * keep, v, out=out), A         # (..., L, dv)
+    E, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
+    out = np.matmul(E, v, out=out)                              # (..., L, dv) exp(S - m) v
+    if denom is None:                                           # members took different paths: E is A
+        return out, E
+    out /= denom                                                # the softmax's division, on (L, dv)
+    if not need_weights:
         return out, None
-    A = weights if weights is not None else \
-        attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
-    return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
+    E /= denom                                                  # the weights A
+    return out, E
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
