@@ -174,7 +174,8 @@ class MultiheadAttention(Module):
             attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
         else:
             _, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record,
-                                                  members=members, out=heads)
+                                                  members=members, out=heads,
+                                                  need_weights=need_weights or self._keep_cache)
         out = self.out_proj(U) if self.out_proj is not None else U            # (B, L, E)
         if cache is not None:                                                 # inference with a cache: no backward
             object.__setattr__(self, "_cache", None)

@@ -16,10 +16,11 @@ Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, 
 Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
 one 2-D GEMM per linear map (:func:`linear`, which the fused query/key/value projections of
 :mod:`glassformer.nn.heads` call once for all three, their gradients written in its layout); BLAS
-row sums and one-GEMM centring (:mod:`.reductions`); the softmax without a max shift when the
-scores are bounded (:func:`masked_softmax`, :func:`attention_weights`); contiguous ``k^T`` and
-``v^T`` for the batched products (:func:`transposed`); the temporary-free row dots of
-:func:`softmax_backward`.  Long sequences can run attention by blocks of queries
+row sums, one-GEMM centring and row vectors broadcast through tiled rows (:mod:`.reductions`);
+the softmax without a max shift when the scores are bounded (:func:`masked_softmax`,
+:func:`attention_weights`), divided after ``v`` when the weights are not wanted
+(:func:`scaled_dot_product_attention`); contiguous ``k^T`` and ``v^T`` for the batched products
+(:func:`transposed`); the temporary-free row dots of :func:`softmax_backward`.  Long sequences can run attention by blocks of queries
 (:mod:`glassformer.nn.attention_blocks`), which calls these kernels block by block.
 
 K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
@@ -35,7 +36,7 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from .reductions import centre, lead_sum, row_mean, row_sum, rows
+from .reductions import centre, lead_sum, row_mean, row_sum, rows, with_row_vector
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
@@ -67,7 +68,10 @@ def linear(x, weight, bias=None):
     members = weight.ndim == 3
     y = rows(x, members) @ _mT(weight)                          # (N, out) or (K, N, out): one GEMM per model
     if bias is not None:
-        y += bias[:, None, :] if members else bias
+        if members:
+            y += bias[:, None, :]
+        else:
+            with_row_vector(np.add, y, bias, out=y)             # y += bias, fast on many short rows
     return y.reshape(x.shape[:-1] + (weight.shape[-2],))        # (..., out)
 
 
@@ -89,7 +93,7 @@ def linear_backward(dy, x, weight, has_bias=True):
 def relu(x):
     """``max(0, x)``; returns ``(y, mask)``.  The derivative at exactly 0 is 0, as PyTorch's."""
     mask = x > 0
-    return x * mask, mask
+    return np.maximum(x, x.dtype.type(0)), mask                 # faster than x * mask; equal up to the sign of 0
 
 
 def relu_backward(dy, mask):
@@ -163,9 +167,12 @@ def layer_norm(x, weight, bias, eps: float):
     xhat *= rstd                                                # in place: xc is not needed again
     if weight is None:
         y = xhat.copy()
+    elif members:
+        y = xhat * weight[:, None, :]
+        y += bias[:, None, :]
     else:
-        y = xhat * (weight[:, None, :] if members else weight)
-        y += bias[:, None, :] if members else bias
+        y = with_row_vector(np.multiply, xhat, weight)          # xhat * weight, fast on many short rows
+        with_row_vector(np.add, y, bias, out=y)                 # y += bias
     return y.reshape(x.shape), xhat.reshape(x.shape), rstd.reshape(x.shape[:-1] + (1,))
 
 
@@ -213,6 +220,16 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     -- a slow reduction over short rows -- are not needed; same weights up to rounding.  With
     ``members`` (scores ``(K, ...)``) each member takes the choice it would take alone.
     """
+    scores, denom = _softmax_terms(scores, allowed, members, bounded)
+    if denom is not None:
+        scores /= denom
+    return scores
+
+
+def _softmax_terms(scores, allowed=None, members=False, bounded=False):
+    """The softmax of :func:`masked_softmax` before its division: ``(exp(s - m), denominators (..., 1))``,
+    in place; the denominators are None when the members took different paths (then the weights
+    are already divided)."""
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
     if bounded:
@@ -222,11 +239,10 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     if len(set(safe)) > 1:                                      # members differ: each as it would alone
         for s in scores:
             masked_softmax(s)
-        return scores
+        return scores, None
     if safe[0]:
         np.exp(scores, out=scores)
-        scores /= row_sum(scores, members)                      # each row sums to >= exp(-60) > 0
-        return scores
+        return scores, row_sum(scores, members)                 # each row sums to >= exp(-60) > 0
     m = np.maximum.reduce(scores, axis=-1, keepdims=True)       # (..., 1)
     finite = np.isfinite(m)
     blocked_rows = not finite.all()
@@ -237,8 +253,7 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     denom = row_sum(scores, members)                            # (..., 1)
     if blocked_rows:                                            # with a finite maximum every row sums to >= 1
         denom[denom == 0] = 1.0
-    scores /= denom
-    return scores
+    return scores, denom
 
 
 def softmax_backward(dA, A, row_dots=None):
@@ -267,6 +282,15 @@ def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, me
     projection's transposed view).  ``k_t`` and ``k_bound`` (:func:`key_bound`) may be passed in
     when already formed (attention by blocks forms them once for all its blocks).
     """
+    A, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
+    if denom is not None:
+        A /= denom
+    return A
+
+
+def _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound):
+    """:func:`attention_weights` before the softmax's division: ``(exp(S - m), denominators)`` (see
+    :func:`_softmax_terms`)."""
     scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
     k_t = transposed(k, scale) if k_t is None else k_t        # (..., d, S)
     A = q @ k_t                                                 # (..., L, S) the scores S
@@ -279,7 +303,7 @@ def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, me
     # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array.
     bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and \
         _bounded(q, key_bound(k_t) if k_bound is None else k_bound)
-    return masked_softmax(A, members=members, bounded=bounded)  # in place: S becomes A
+    return _softmax_terms(A, members=members, bounded=bounded)  # in place: S becomes exp(S - m)
 
 
 def key_bound(k_t) -> float:
@@ -300,7 +324,8 @@ def transposed(a, scale=1.0):
 
 
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
-                                 record=None, *, members=False, out=None, k_t=None, k_bound=None):
+                                 record=None, *, members=False, out=None, k_t=None, k_bound=None,
+                                 need_weights=True):
     """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
 
     Parameters
@@ -321,15 +346,29 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
         The first axis holds the members of an ensemble trained as one (see the module docstring).
     out : array (..., L, dv), optional
         Where to write the output (e.g. a view in the merged-heads layout, saving a copy).
+    need_weights : bool, default True
+        False (inference without caches): ``A`` is not formed (None returned).  Without ``keep``
+        and ``weights`` the output is always ``(exp(S - m) v) / row sums``, the softmax's division
+        on an ``(L, dv)`` array (Dao et al., 2022), so it is the same with or without the weights.
 
     Returns
     -------
     out : (..., L, dv)
     A : (..., L, S) the weights before dropout; rows sum to 1, or are 0 for a fully blocked query.
     """
-    A = weights if weights is not None else \
-        attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
-    return np.matmul(A if keep is None else A * keep, v, out=out), A             # (..., L, dv)
+    if keep is not None or weights is not None:
+        A = weights if weights is not None else \
+            attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
+        return np.matmul(A if keep is None else A * keep, v, out=out), A         # (..., L, dv)
+    E, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
+    out = np.matmul(E, v, out=out)                              # (..., L, dv) exp(S - m) v
+    if denom is None:                                           # members took different paths: E is A
+        return out, E
+    out /= denom                                                # the softmax's division, on (L, dv)
+    if not need_weights:
+        return out, None
+    E /= denom                                                  # the weights A
+    return out, E
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,

@@ -291,3 +291,26 @@ def test_kernels_with_a_member_axis_equal_each_member_alone_bit_for_bit():
         for got, want in zip((dln[0][m], dln[1][m], dln[2][m]), F.layer_norm_backward(dy[m, ..., :5], *alone[1:], g[m])):
             np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(A[m], F.masked_softmax(s[m].copy()))
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_attention_without_weights_divides_the_output_and_equals_the_weighted_sum(masked):
+    rng = np.random.default_rng(12)
+    q, k, v = rng.standard_normal((3, 2, 6, 4)), rng.standard_normal((3, 2, 5, 4)), rng.standard_normal((3, 2, 5, 3))
+    allowed = None
+    if masked:
+        allowed = rng.random((3, 1, 6, 5)) > 0.3
+        allowed[1, 0, 2] = False                              # a fully blocked query: output exactly 0
+    full, A = scaled_dot_product_attention(q, k, v, allowed)
+    out, none = scaled_dot_product_attention(q, k, v, allowed, need_weights=False)
+    assert none is None
+    np.testing.assert_allclose(out, full, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(out, _reference_softmax(q @ k.swapaxes(-1, -2) / 2.0,
+                                                       np.ones((1, 1, 6, 5), bool) if allowed is None else allowed) @ v,
+                               rtol=1e-12, atol=1e-14)
+    if masked:
+        assert np.all(out[1, :, 2] == 0.0)
+    buf = np.empty((3, 6, 2, 3)).transpose(0, 2, 1, 3)       # the merged-heads layout, written in place
+    got, _ = scaled_dot_product_attention(q, k, v, allowed, out=buf, need_weights=False)
+    assert got is buf
+    np.testing.assert_array_equal(buf, out)
