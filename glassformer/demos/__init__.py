@@ -6,7 +6,7 @@ name                      what it runs
 ``porosity``              demonstration 1: 7 depths, forecast depths 8-14 (:mod:`.porosity`)
 ``neighbor``              demonstration 2: next-depth target, attention and ablation (:mod:`.neighbor`)
 ``synthetic-wells``       100 synthetic wells, 80 train / 20 test (:mod:`.synthetic_wells`)
-``real-wells``            Volve: F-11 B depth split and across wells (:mod:`.real_wells`)
+``real-wells``            Volve: a blind well (F-1 A), then the F-11 B depth split (:mod:`.real_wells`)
 ``wavelengths``           positional wavelengths chosen by validation (:mod:`.wavelengths`)
 ``translate``             English->French on Tatoeba pairs, BLEU greedy and beam (:mod:`.translate`)
 ``shakespeare``           character-level decoder-only LM on tiny Shakespeare (:mod:`.shakespeare`)
@@ -45,7 +45,7 @@ DESCRIPTIONS = {
     "neighbor": "demonstration 2: the next depth -- target 2 x porosity at the next depth; attention lag and "
                 "ablation on 200 held-out sequences (~20 s)",
     "synthetic-wells": "100 synthetic wells (80 train / 20 test), log10 mD metrics",
-    "real-wells": "Volve 15/9-F-11 B depth split and across wells (needs the Volve files)",
+    "real-wells": "Volve: blind well 15/9-F-1 A, then the 15/9-F-11 B depth split (needs the Volve files)",
     "wavelengths": "positional wavelengths (m) chosen on a validation interval (~40 s)",
     "translate": "English->French on Tatoeba pairs (<= 8 words): BLEU greedy and beam vs copying the source and "
                  "an untrained model (~3.5 min; --quick ~100 s)",
