@@ -16,7 +16,8 @@ MAX_RANKED = 30
 
 _NAMES = {"d_model": "d_model", "num_heads": "attention heads", "num_layers": "encoder layers",
           "window": "window (samples)", "lr": "learning rate"}
-_BASELINE_STYLE = (("tab:gray", "--"), ("tab:brown", ":"), ("tab:olive", "-."))
+_BASELINE_STYLE = (("tab:gray", "--"), ("tab:brown", ":"), ("tab:olive", "-."), ("tab:purple", (0, (5, 2, 1, 2))),
+                   ("tab:green", (0, (1, 1))), ("black", (0, (8, 3))), ("tab:cyan", "--"), ("tab:pink", ":"))
 
 
 def _score(row: dict) -> float:
@@ -50,7 +51,11 @@ def _ranked_panel(ax, rows: list, chosen: int, baselines: dict, unit: str) -> No
     order = sorted(range(len(rows)), key=lambda i: (_score(rows[i]), i))[:MAX_RANKED]
     scores = [_score(rows[i]) for i in order]
     finite = [s for s in scores if math.isfinite(s)]
-    top = max(finite + [v for v in baselines.values() if v is not None and math.isfinite(v)])
+    worst = max(finite) if finite else 1.0
+    # baselines far above every setting would squash the bars: they are named in the legend, off the axis
+    shown = {k: v for k, v in baselines.items() if v is not None and math.isfinite(v)}
+    drawn = {k: v for k, v in shown.items() if v <= 2 * worst}
+    top = max([worst, *drawn.values()])
     for pos, (i, s) in enumerate(zip(order, scores)):
         colour = "tab:red" if i == chosen else "tab:blue"
         if math.isfinite(s):
@@ -59,9 +64,11 @@ def _ranked_panel(ax, rows: list, chosen: int, baselines: dict, unit: str) -> No
         else:
             ax.text(0, pos, " failed: " + (rows[i].get("error") or "no validation prediction")[:60], va="center",
                     fontsize=8, color="tab:red")
-    for (name, rmse), (colour, style) in zip(baselines.items(), _BASELINE_STYLE):
-        if rmse is not None and math.isfinite(rmse):
-            ax.axvline(rmse, color=colour, ls=style, lw=1.2, label=f"{name} ({rmse:.3g})")
+    for (name, rmse), (colour, style) in zip(drawn.items(), _BASELINE_STYLE):
+        ax.axvline(rmse, color=colour, ls=style, lw=1.2, label=f"{name} ({rmse:.3g})")
+    for name, rmse in shown.items():
+        if name not in drawn:
+            ax.plot([], [], " ", label=f"{name} ({rmse:.3g}, off the axis)")
     ax.set_yticks(range(len(order)), [rows[i]["setting"] for i in order], fontsize=8)
     ax.set_ylim(len(order) - 0.5, -0.5)
     ax.set_xlim(0, 1.15 * top)
