@@ -34,7 +34,7 @@ _HELP = "\n".join(textwrap.fill(_DEMOS.DESCRIPTIONS.get(n, ""), 76, initial_inde
 @click.argument("name", required=False, type=click.Choice(_NAMES) if _NAMES else None)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Output folder (default ./glassformer_runs/<name>; with no NAME, one sub-folder per demo).")
-@click.option("--quick", is_flag=True, help="Shorter translate / shakespeare runs (~100 s / ~30 s).")
+@click.option("--quick", is_flag=True, help="Shorter translate / shakespeare runs (~2 min / ~30 s).")
 @click.option("--overwrite", is_flag=True,
               help="Replace the files of existing, non-empty output folders (refused otherwise).")
 def demo(name, out, quick, overwrite):
