@@ -15,13 +15,13 @@ this demo trains :class:`~glassformer.models.seq2seq.Seq2SeqTransformer` on pair
   References are the French sentences in the tokenizer's normal form (lowercase, spacing
   normalised), because the model writes lowercase.
 
-Measured (seed 0, 2 cores, one BLAS thread, float32; BLEU on the 1,000 test pairs):
+Measured (seed 0, 2 shared cores, one BLAS thread, float32; BLEU on the 1,000 test pairs):
 
 =========  ============  ==========  ==============  ===========  =========  ===============
 settings   train pairs   train time  greedy          beam (4)     copy src   untrained model
 =========  ============  ==========  ==============  ===========  =========  ===============
-QUICK      20,000        ~90 s       17.7            19.1         0.39       0.00
-FULL       40,000        ~205 s      24.7            27.1         0.39       0.00
+QUICK      20,000        ~100 s      18.4            20.1         0.39       0.00
+FULL       40,000        ~275 s      25.3            26.4         0.39       0.00
 =========  ============  ==========  ==============  ===========  =========  ===============
 
 Data: Tatoeba (CC BY 2.0), see :data:`glassformer.text.TATOEBA_ATTRIBUTION`.
