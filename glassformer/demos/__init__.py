@@ -48,7 +48,7 @@ DESCRIPTIONS = {
     "real-wells": "Volve: blind well 15/9-F-1 A, then the 15/9-F-11 B depth split (needs the Volve files)",
     "wavelengths": "positional wavelengths (m) chosen on a validation interval (~40 s)",
     "translate": "English->French on Tatoeba pairs (<= 8 words): BLEU greedy and beam vs copying the source and "
-                 "an untrained model (~3.5 min; --quick ~2 min)",
+                 "an untrained model (~5 min; --quick ~2 min)",
     "shakespeare": "character-level decoder-only LM on tiny Shakespeare: validation loss and a sample "
                    "(~3.5 min; --quick ~30 s)",
 }
