@@ -252,9 +252,10 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
     write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
                      about)
-    pred = cols[f"{wm.target_name}_PRED"]
-    return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(np.isfinite(pred).sum()),
-                        flagged=0 if flags is None else int(flags.sum()), seconds=time.perf_counter() - start)
+    predicted = np.isfinite(cols[f"{wm.target_name}_PRED"])
+    return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),
+                        flagged=0 if flags is None else int((flags & predicted).sum()),   # as the flag curve
+                        seconds=time.perf_counter() - start)
 
 
 def _check_something_to_predict(wm, log, path, depth_range) -> None:
