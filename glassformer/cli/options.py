@@ -223,8 +223,10 @@ def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, 
     ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
                        val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
                        val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window)
+    from ..data import describe_use
+
     for well, used in ds.curves_used.items():
         for asked, curve in used.items():
             if asked != curve:
-                click.echo(f"note: well {well}: {asked} read from curve {curve}")
+                click.echo(f"note: well {well}: {describe_use(asked, curve, aliases)}")
     return ds

@@ -15,7 +15,7 @@ windows, scaling, example data.
 lasio and pandas are imported only when a file is read, so importing this package is cheap.
 """
 
-from .aliases import DEFAULT_ALIASES, parse_aliases, resolve_curves, with_requested_names
+from .aliases import DEFAULT_ALIASES, describe_use, parse_aliases, resolve_curves, with_requested_names
 from .csv import read_csv
 from .las import read_las, write_las
 from .parsing import DEFAULT_NULL_VALUES
@@ -51,6 +51,7 @@ __all__ = [
     "data_root",
     "estimate_depth_shifts",
     "depth_unit_from_string",
+    "describe_use",
     "make_windows",
     "merge_core",
     "neighbor_dataset",

@@ -34,7 +34,7 @@ from typing import Iterable, Mapping, Sequence
 from ..errors import CurveNotFoundError, DataFileError, InputError
 from .welllog import WellLog
 
-__all__ = ["DEFAULT_ALIASES", "parse_aliases", "resolve_curves", "with_requested_names"]
+__all__ = ["DEFAULT_ALIASES", "describe_use", "parse_aliases", "resolve_curves", "with_requested_names"]
 
 #: Groups of mnemonics naming one quantity; any member may stand in for another.
 DEFAULT_ALIASES: dict[str, tuple[str, ...]] = {
@@ -171,3 +171,17 @@ def with_requested_names(log: WellLog, names: Sequence[str], aliases=None, *, us
     used = resolve_curves(log, names, aliases, use_defaults=use_defaults)
     renames = {curve: asked for asked, curve in used.items() if curve != asked}
     return (log.rename(renames) if renames else log), used
+
+
+def describe_use(asked: str, curve: str, aliases=None) -> str:
+    """What to tell the user when ``asked`` was read from ``curve``: ``"PHIF read from curve PHIE"``.
+
+    When the user gave aliases for ``asked`` and ``curve`` is none of them (the default table found
+    it), says so, so that a mistyped alias is not passed over in silence.
+    """
+    given = parse_aliases(aliases).get(str(asked).strip().upper(), ())
+    text = f"{asked} read from curve {curve}"
+    if given and curve not in given:
+        text += (f" (a default alias: the alias given, {', '.join(given)}, is not in this well)")
+    return text
+

@@ -271,12 +271,12 @@ def _check_something_to_predict(wm, log, path, depth_range) -> None:
 
 def _checked(wm, log, aliases, depth_unit) -> tuple:
     """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked."""
-    from ..data import with_requested_names
+    from ..data import describe_use, with_requested_names
     from .checks import check_inputs
 
     log, used = with_requested_names(log, wm.input_names, list(aliases or ()))
     check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
                          window=wm.window)
-    notes = [*check.notes, *(f"{log.source or log.name}: input {asked} read from curve {curve}"
+    notes = [*check.notes, *(f"{log.source or log.name}: input {describe_use(asked, curve, aliases)}"
                              for asked, curve in used.items() if asked != curve)]
     return log, check, notes

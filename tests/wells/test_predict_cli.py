@@ -177,3 +177,12 @@ def test_an_interval_with_nothing_to_predict_is_refused(model, las_writer, make_
     assert len(err) == 1 and ("no_sw_top.las: no depth of 1000-1005 m has every input (PHIF, VSH, SW) present; "
                               "nothing to predict (SW missing throughout)") in err[0], err
     assert not (folder / "top.csv").exists()
+
+
+def test_an_alias_absent_from_the_well_is_not_passed_over_in_silence(model, las_writer, make_curves, capsys):
+    run, folder = model
+    renamed = las_writer(folder / "phie_only.las", "15/9-T-9", DEPTH, make_curves(DEPTH, 10, porosity="PHIE"))
+    capsys.readouterr()
+    assert _predict(run, renamed, folder / "phie_only.csv", "--alias", "PHIF=PHI") == 0
+    assert ("input PHIF read from curve PHIE (a default alias: the alias given, PHI, is not in this well)"
+            in capsys.readouterr().out)
