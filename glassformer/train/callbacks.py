@@ -215,14 +215,14 @@ class ProgressBar(Callback):
         self._posted = 0.0
 
     def on_epoch_end(self, trainer, epoch: int, logs: dict):
-        self.bar.update(1)
         now = time.perf_counter()
-        if now - self._posted > self.min_interval:        # the postfix redraws the bar: at most twice a second
+        if now - self._posted > self.min_interval:        # at most twice a second: each postfix costs a redraw
             self._posted = now
             post = {"loss": f"{logs['loss']:.4g}"}
             if trainer.validating:
                 post["val"] = f"{logs['val_loss']:.4g}"
             self.bar.set_postfix(post, refresh=False)
+        self.bar.update(1)                                 # after the postfix, so the bar shows this epoch's losses
 
     def teardown(self, trainer) -> None:
         if self.bar is not None:

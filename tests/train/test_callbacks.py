@@ -288,6 +288,30 @@ def test_progress_bar_counts_epochs_and_is_closed_even_when_fit_raises(capsys):
     counter(epochs=3, callbacks=[bar, Look()])[1].fit((np.zeros(1),))
     assert seen == [(1, 3), (2, 3), (3, 3)] and bar.bar is None
     assert "training" in capsys.readouterr().err
+
+
+def test_progress_bar_shows_the_losses_of_the_epoch_it_counts(capsys):
+    bar = ProgressBar(min_interval=-1.0)                    # post every epoch
+    shown = []
+    real_update = None
+
+    def watch(n=1):
+        shown.append((bar.bar.n + n, bar.bar.postfix))
+        return real_update(n)
+
+    class Hook(Callback):
+        order = 40                                            # before the bar: wrap its update once it exists
+
+        def on_epoch_begin(self, trainer, epoch):
+            nonlocal real_update
+            if real_update is None:
+                real_update = bar.bar.update
+                bar.bar.update = watch
+
+    losses = iter([3.0, 2.0, 1.0])
+    counter(loss=lambda p: next(losses), epochs=3, callbacks=[bar, Hook()])[1].fit((np.zeros(1),))
+    assert [n for n, _ in shown] == [1, 2, 3]
+    assert all(post is not None and f"loss={3 - i:.4g}" in post for i, (_, post) in enumerate(shown)), shown
     _, tr = counter(loss=lambda p: math.nan, epochs=3, callbacks=[bar, DivergenceGuard()])
     with pytest.raises(DivergenceError):
         tr.fit((np.zeros(1),))
