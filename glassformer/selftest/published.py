@@ -14,8 +14,8 @@ caller may modify what it gets.
 Example
 -------
 >>> from glassformer.selftest.published import bug_report, demonstration_2
->>> bug_report("causal_attention").source
-'rasbt/LLMs-from-scratch issue #1061; is_causal: PyTorch issue #99282'
+>>> bug_report("causal_attention").urls[1]
+'https://github.com/pytorch/pytorch/issues/99282'
 >>> list(demonstration_2()["printed_mean_batch_mse"])
 [20, 500, 1000]
 """
@@ -65,7 +65,8 @@ class BugReport:
     title : str
         What it checks, in words.
     source : str
-        Where a reader finds it, e.g. ``"PyTorch issue #41508"``.
+        Where a reader finds it: a paper by author and year, or a public bug report by repository
+        and number (its address is in ``urls``).
     urls : tuple of str
     about : str
         The setting: which layer, which options, what the expected values are of.
