@@ -13,20 +13,15 @@ composes the modules that call them (so a non-finite value is traced to the exac
 Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, ``H`` heads,
 ``hd = E / H`` head_dim, ``N`` all leading axes.
 
-Speed tricks live inside the kernel that uses them; the tests compare each with the plain formula:
-one 2-D GEMM per linear map (:func:`linear`, which the fused query/key/value projections of
-:mod:`glassformer.nn.heads` call once for all three, their gradients written in its layout); BLAS
-row sums, one-GEMM centring and row vectors broadcast through tiled rows (:mod:`.reductions`);
-the softmax without a max shift when the scores are bounded (:func:`masked_softmax`,
-:func:`attention_weights`), divided after ``v`` when the weights are not wanted
-(:func:`scaled_dot_product_attention`); contiguous ``k^T`` and ``v^T`` for the batched products
-(:func:`transposed`); the temporary-free row dots of :func:`softmax_backward`.  Long sequences can run attention by blocks of queries
-(:mod:`glassformer.nn.attention_blocks`), which calls these kernels block by block.
+Speed tricks live inside the kernel that uses them, each tested against the plain formula: one
+2-D GEMM per linear map (also for the fused query/key/value projection of :mod:`.heads`); BLAS row
+sums, one-GEMM centring and tiled row vectors (:mod:`.reductions`); no max shift in the softmax when
+the scores are bounded; the output divided by the row sums after ``v``; contiguous ``k^T`` and
+``v^T`` (:func:`transposed`).  :mod:`.attention_blocks` runs these kernels by blocks of queries.
 
-K models side by side -- an ensemble's members trained as one (:mod:`glassformer.models.members`) --
-carry a leading member axis on their parameters (``weight (K, out, in)``) and activations (``x (K,
-batch, ...)``); the kernels then make, per member, the very BLAS calls and element-wise operations a
-model alone makes, so each member's numbers are bitwise its own.
+A leading member axis (``weight (K, out, in)``, ``x (K, batch, ...)``) trains K models side by side
+(:mod:`glassformer.models.members`); each member makes the very BLAS calls it makes alone, so its
+numbers are bitwise its own.
 """
 
 from __future__ import annotations

@@ -16,9 +16,8 @@ from ..errors import InputError
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
-from .experiment import DEPTH_FIGURE_MODELS, _slug
+from .experiment import DEPTH_FIGURE_MODELS, _slug, with_comparison_settings
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .tree_baselines import ensemble_settings_text
 
 __all__ = ["cross_validate", "well_model_settings"]
 
@@ -133,14 +132,7 @@ def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
                       "depth_unit": g.depth_unit} for g in logs],
            "validation": f"the deepest {100 * wm.validation_fraction:g} % of each training well (contiguous depth "
                          "blocks)" if wm.validation == "deepest" else "none (early stopping on the training loss)"}
-    if wm.lstm is not None:
-        cfg["lstm"] = wm.lstm.get_params()
-    if wm.tree_baselines:
-        cfg["tree_baselines"] = ensemble_settings_text()
-    cfg.update(config or {})
-    if attribution:
-        cfg["attribution"] = attribution
-    return cfg
+    return with_comparison_settings(cfg, wm, wm.lstm, config, attribution)
 
 
 def _settings_text(wm) -> dict:

@@ -210,8 +210,14 @@ def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribut
            "validation": getattr(wm, "validation_", None)}
     if val_logs:
         cfg["validation_wells"] = wells(val_logs)
-    if wm.lstm_ is not None:
-        cfg["lstm"] = wm.lstm_.get_params()
+    return with_comparison_settings(cfg, wm, wm.lstm_, config, attribution)
+
+
+def with_comparison_settings(cfg: dict, wm: WellModel, lstm, config, attribution) -> dict:
+    """``cfg`` completed with what a comparison run also records: the LSTM's parameters, the tree
+    ensembles' fixed settings, the caller's ``config`` and the data attribution."""
+    if lstm is not None:
+        cfg["lstm"] = lstm.get_params()
     if wm.tree_baselines:
         cfg["tree_baselines"] = ensemble_settings_text()
     cfg.update(config or {})

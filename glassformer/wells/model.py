@@ -21,6 +21,7 @@ the sample index inside the window or the depth in the file's unit.
 
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 from typing import Sequence
@@ -126,9 +127,7 @@ class WellModel:
 
     def get_params(self) -> dict:
         """The constructor's arguments (as scikit-learn's ``get_params(deep=False)``)."""
-        return {k: getattr(self, k) for k in ("inputs", "target", "log_target", "window", "stride", "positions",
-                                              "model", "lstm", "floor_mD", "tree_baselines", "validation",
-                                              "validation_fraction", "random_state")}
+        return {k: getattr(self, k) for k in inspect.signature(type(self).__init__).parameters if k != "self"}
 
     # --- settings, checked when used ------------------------------------------------------------
     @property
@@ -390,8 +389,7 @@ class WellModel:
                  floor_mD=meta.get("floor_mD", 1e-3))
         wm.model_ = model
         wm.lstm_ = None
-        wm.x_scaler_ = scaler_from_dict(meta["x_scaler"])
-        wm.y_scaler_ = scaler_from_dict(meta["y_scaler"])
+        wm.x_scaler_, wm.y_scaler_ = scaler_from_dict(meta["x_scaler"]), scaler_from_dict(meta["y_scaler"])
         ppt = PorosityPermeabilityTransform()
         ppt.slope_, ppt.intercept_ = meta["baseline_ppt"]["slope"], meta["baseline_ppt"]["intercept"]
         mean = TrainingMean()
