@@ -245,24 +245,23 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         used = found.log
         if on_check is not None:
             on_check(found, notes)
-    _check_something_to_predict(wm, used, path, depth_range)
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
     cols, units, about = prediction_curves(wm, used, flags, ensemble)
+    predicted = np.isfinite(cols[f"{wm.target_name}_PRED"])
+    if not predicted.any():
+        _nothing_to_predict(wm, used, path, depth_range)
     cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
     write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
                      about)
-    predicted = np.isfinite(cols[f"{wm.target_name}_PRED"])
     return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),
                         flagged=0 if flags is None else int((flags & predicted).sum()),   # as the flag curve
                         seconds=time.perf_counter() - start)
 
 
-def _check_something_to_predict(wm, log, path, depth_range) -> None:
-    """InputError naming the inputs missing everywhere when no depth has every input present."""
+def _nothing_to_predict(wm, log, path, depth_range) -> None:
+    """Raise the InputError of a well (or interval) where no depth has every input present."""
     X = log.matrix(wm.input_names).astype(np.float64)
-    if np.isfinite(X).all(axis=1).any():
-        return
     where = f"{depth_range[0]:g}-{depth_range[1]:g} {log.depth_unit}" if depth_range is not None else "the well"
     absent = [name for j, name in enumerate(wm.input_names) if not np.isfinite(X[:, j]).any()]
     raise InputError(f"{path}: no depth of {where} has every input ({', '.join(wm.input_names)}) present; nothing to "
