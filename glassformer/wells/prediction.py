@@ -15,7 +15,7 @@ outside the training range, 0 = inside) for every model that records its trainin
 Before anything is predicted the well is checked against the model
 (:func:`glassformer.wells.checks.check_inputs`): curve aliases are resolved, an input in a unit of
 another kind or a depth unit a depth-position model cannot use is refused, a different sample step
-is warned about, and samples outside the training range are flagged.  A CSV holds ``DEPTH`` and
+is warned about, and samples outside the training range are flagged.  A CSV holds ``DEPTH`` (``DEPTH_FT`` for a well in feet) and
 those columns; a LAS file holds the model's input curves and those curves, with the input well's
 header when it is a LAS file (:func:`glassformer.data.write_las`).
 """
@@ -149,7 +149,10 @@ def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, ab
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix == ".csv":
-        io.atomic_write_text(out, pd.DataFrame(cols).to_csv(index=False, float_format="%.9g"))
+        table = pd.DataFrame(cols)
+        if units.get("DEPTH") == "ft":          # a CSV says feet in its header (read_csv reads DEPTH_FT as feet)
+            table = table.rename(columns={"DEPTH": "DEPTH_FT"})
+        io.atomic_write_text(out, table.to_csv(index=False, float_format="%.9g"))
     elif suffix == ".las":
         new = {k: v for k, v in cols.items() if k != "DEPTH"}
         about = {**{m: "model input" for m in wm.input_names},

@@ -51,7 +51,7 @@ def test_feet_refused_for_depth_positions_or_converted_when_asked(model, las_wri
     assert _predict(run, feet, folder / "ft.csv", "--depth-unit", "m") == 0
     assert "depths converted from ft to m" in capsys.readouterr().out
     a, b = pd.read_csv(folder / "m.csv"), pd.read_csv(folder / "ft.csv")
-    np.testing.assert_allclose(b["DEPTH"], DEPTH / 0.3048, rtol=1e-6)          # the file's own depths are kept
+    np.testing.assert_allclose(b["DEPTH_FT"], DEPTH / 0.3048, rtol=1e-6)       # the file's own depths, in feet
     np.testing.assert_allclose(b["KLOGH_PRED_LOG10"], a["KLOGH_PRED_LOG10"], rtol=1e-6, atol=1e-7)
 
 
@@ -142,6 +142,11 @@ def test_a_csv_in_feet_says_so_in_its_header_and_is_refused_or_converted(model, 
     assert _predict(run, metres, folder / "m_pred.csv") == 0
     a, b = pd.read_csv(folder / "m_pred.csv"), pd.read_csv(folder / "ft_pred.csv")
     np.testing.assert_allclose(b["KLOGH_PRED_LOG10"], a["KLOGH_PRED_LOG10"], rtol=1e-6, atol=1e-7)
+    from glassformer.data import read_well
+
+    back = read_well(folder / "ft_pred.csv")                   # the output says feet as the input did
+    assert back.depth_unit == "ft" and list(pd.read_csv(folder / "ft_pred.csv").columns)[0] == "DEPTH_FT"
+    np.testing.assert_allclose(back.depth, DEPTH / 0.3048, rtol=1e-8)      # 9 significant digits in a CSV
 
 
 def test_out_of_range_counts_are_over_the_predicted_depths_only(model, las_writer, make_curves, capsys):
