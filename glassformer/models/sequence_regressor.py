@@ -195,20 +195,46 @@ class SequenceRegressor(WindowRegressor):
                                 "to inspect the untrained model")
         return net
 
-    def trace(self, X, positions=None) -> Trace:
-        """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`).
+    def trace(self, X, positions=None, y=None, *, grads: bool = False) -> Trace:
+        """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`),
+        and with ``grads=True`` the gradient of the loss with respect to each of them.
 
         Keys: X, E, P, Z, ``layers.<i>.{Q,K,V,S,A,U,T1,R,G,F,T2,H}``, y_hat.  Works on a fitted
         model and on an untrained one after :meth:`build_network`.
+
+        Parameters
+        ----------
+        X : array (batch, seq, n_features)
+        positions : array (seq,) or (batch, seq), optional
+            Default 1..seq.
+        y : array (batch, seq) or (batch, seq, n_targets), optional
+            Targets (NaN: a gap), needed with ``grads=True``.
+        grads : bool, default False
+            Also run backward on the mean squared error ``L`` of ``y_hat`` against ``y`` (the
+            training loss) and keep, beside the forward arrays, ``y``, ``L`` and ``dL/d(symbol)`` of
+            every intermediate under ``"d" + symbol`` -- ``dy_hat``; per layer ``layers.<i>.dH``,
+            ``dT2``, ``dF``, ``dG``, ``dR``, ``dT1``, ``dU``, ``dA``, ``dS``, ``dQ``, ``dK``, ``dV``;
+            ``dZ``, ``dE``, ``dP``, ``dX`` -- each with its symbol's shape.  ``dA`` is dL/dA and
+            ``dS`` dL/dS of the scaled scores (the chapter's, not multiplied by ``1/sqrt(d_k)``).
+            The parameters' gradients are left unchanged.  :meth:`Trace.backward_steps
+            <glassformer.trace.Trace.backward_steps>` walks them from ``y_hat`` down to ``S``.
 
         Raises
         ------
         NotReadyError
             No network yet (as ``predict`` before ``fit``).
         ShapeError
-            ``X`` is not ``(batch, seq, n_features_in_)``.
+            ``X`` is not ``(batch, seq, n_features_in_)``, or a bad ``y``.
+        InputError
+            ``grads=True`` without ``y``.
+
+        Examples
+        --------
+        >>> tr = model.trace(X, positions, y=y, grads=True)     # doctest: +SKIP
+        >>> tr["layers.0.dA"].shape == tr["layers.0.A"].shape   # doctest: +SKIP
+        True
         """
-        return self._built("SequenceRegressor.trace").trace(X, positions)
+        return self._built("SequenceRegressor.trace").trace(X, positions, y, grads=grads)
 
     def predict_with_attention(self, X, positions=None, A=None, layer: int = 0) -> np.ndarray:
         """Predict with layer ``layer``'s attention weights replaced by ``A`` (the chapter's ablation).
