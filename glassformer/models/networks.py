@@ -72,9 +72,10 @@ class TransformerRegressorNet(Module):
     activation : {"relu", "gelu", "gelu_tanh"}
     norm_first : bool
         Post-norm (False, the chapter's) or pre-norm.
-    positional : str
+    positional : str or callable
         A name of the registry :func:`glassformer.nn.positional.positional_names`; a per-head kind
-        (rotary: RoPE) acts inside attention and adds nothing to the embeddings.
+        (rotary: RoPE) acts inside attention and adds nothing to the embeddings.  Or a plain function
+        ``f(positions (seq,), d_model) -> (seq, d_model)``, a fixed additive encoding.
     positional_options, input_embedding_options : dict
     input_embedding : {"linear", "mlp", "fourier"}
     attn_out_proj : bool
@@ -102,7 +103,7 @@ class TransformerRegressorNet(Module):
         self.embedding = get_input_embedding(input_embedding, n_features, d_model, rng=rng, dtype=dtype,
                                              **input_embedding_options)
         # An additive encoding P (a zero one for per-head kinds) and the per-head hook (RoPE) or None.
-        self.positional, head_hook = build_positional(spec.name, d_model, num_heads, rng=rng, dtype=dtype,
+        self.positional, head_hook = build_positional(positional, d_model, num_heads, rng=rng, dtype=dtype,
                                                       **positional_options)
         layers = [TransformerEncoderLayer(d_model, num_heads, d_ff, dropout, activation, 1e-5, norm_first,
                                           mixer=mixer, attn_out_proj=attn_out_proj, head_hook=head_hook, rng=rng,

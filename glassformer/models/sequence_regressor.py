@@ -47,10 +47,13 @@ class SequenceRegressor(WindowRegressor):
     activation : {"relu", "gelu", "gelu_tanh"}, default "relu"
     norm_first : bool, default False
         Post-norm (False, the chapter's and PyTorch's) or pre-norm.
-    positional : str, default "sinusoidal"
+    positional : str or callable, default "sinusoidal"
         Positional encoding by name (:func:`glassformer.nn.positional.positional_names`:
         "sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none", and
-        "rotary", RoPE inside attention).
+        "rotary", RoPE inside attention), or a plain function ``f(positions, d_model) -> (seq, d_model)``
+        of your own (positions ``(seq,)``: sample indices or depths in m), a fixed additive encoding;
+        a model with a function trains, predicts and traces, but ``save`` refuses it (a model file
+        holds no code).
     positional_options : dict or None
         Keywords of the encoding (``wavelengths``, ``max_len``, ...; rotary: ``base``, ``interleaved``).
     input_embedding : {"linear", "mlp", "fourier"}, default "linear"
@@ -108,7 +111,7 @@ class SequenceRegressor(WindowRegressor):
 
     def __init__(self, d_model: int = 16, num_heads: int = 2, d_ff: int | None = None, num_layers: int = 1,
                  dropout: float = 0.0, activation: str = "relu", norm_first: bool = False,
-                 positional: str = "sinusoidal", positional_options: dict | None = None,
+                 positional="sinusoidal", positional_options: dict | None = None,
                  input_embedding: str = "linear", input_embedding_options: dict | None = None,
                  attn_out_proj: bool = True, mixer: str = "attention", optimizer: str = "adam", lr: float = 3e-3,
                  momentum: float = 0.0, weight_decay: float = 0.0, batch_size: int | None = 32, epochs: int = 30,
