@@ -60,6 +60,12 @@ def _loss(net, X, pos, Y, key, delta, tr):
     return float(np.mean((y_hat - Y) ** 2))
 
 
+def _forward_key(key):
+    """``"layers.0.dA"`` -> ``"layers.0.A"``, ``"dy_hat"`` -> ``"y_hat"``."""
+    head, _, dsym = key.rpartition(".")
+    return f"{head}.{dsym[1:]}" if head else dsym[1:]
+
+
 def _rel_error(a, n):
     return float(np.max(np.abs(a - n)) / max(np.max(np.abs(a)), np.max(np.abs(n)), 1e-12))
 
@@ -115,7 +121,7 @@ def test_the_chapter_model_trace_holds_every_gradient_with_its_symbols_shape(cha
 @pytest.mark.parametrize("key", [k for k in backward_order(1)])
 def test_the_chapter_model_gradients_equal_central_differences_element_by_element(chapter, key):
     model, X, pos, y, tr = chapter
-    fkey = key[1:] if "." not in key else key.replace(".d", ".")
+    fkey = _forward_key(key)
     numeric = _numeric_elementwise(model.network_, X, pos, y, fkey, tr)
     assert _rel_error(tr[key], numeric) < TOL, (key, _rel_error(tr[key], numeric))
     assert np.abs(numeric).max() > 1e-6                            # a gradient worth checking
@@ -124,8 +130,8 @@ def test_the_chapter_model_gradients_equal_central_differences_element_by_elemen
 @pytest.mark.parametrize("key", [k for k in backward_order(2)])
 def test_a_two_head_two_layer_prenorm_model_matches_central_differences(prenorm, key):
     model, X, pos, y, tr = prenorm
-    fkey = key[1:] if "." not in key else key.replace(".d", ".")
-    rng = np.random.default_rng(abs(hash(key)) % 2**32)
+    fkey = _forward_key(key)
+    rng = np.random.default_rng(sum(map(ord, key)))
     for _ in range(3):                                             # random directions D: dL/dT . D
         D = rng.standard_normal(tr[fkey].shape) * H_STEP
         numeric = (_loss(model.network_, X, pos, y, fkey, D, tr) - _loss(model.network_, X, pos, y, fkey, -D, tr)) \
@@ -163,3 +169,27 @@ def test_a_backward_trace_needs_targets_of_the_right_shape(chapter):
         model.trace(X, pos, y=y[:, :3], grads=True)
     tr = model.trace(X, pos, y=y[..., 0])                          # forward only: no gradients
     assert not tr.has_grads and not tr.gradients() and "dA" not in tr.layer(0)
+
+
+@pytest.mark.parametrize("options", [
+    dict(positional="rotary", activation="gelu"),                        # Q, K after the head hook (RoPE)
+    dict(mixer="fourier", positional="learned", positional_options={"max_len": 16}, input_embedding="mlp"),
+    dict(dropout=0.2, attn_out_proj=False),                               # the trace runs in evaluation mode
+])
+def test_other_layers_trace_gradients_that_match_central_differences(options):
+    model = SequenceRegressor(d_model=8, num_heads=2, d_ff=12, random_state=11, **options)
+    model.build_network(1, 1)
+    X, y = _data(6, 1, seed=2)
+    pos = np.arange(1.0, 7.0)
+    tr = model.trace(X, pos, y=y, grads=True)
+    attention = options.get("mixer") != "fourier"
+    assert ("layers.0.dS" in tr) == attention and ("layers.0.dQ" in tr) == attention
+    rng = np.random.default_rng(0)
+    keys = ["dZ", "dE", "dP", "layers.0.dT1", "layers.0.dG", "layers.0.dU"]
+    for key in keys + (["layers.0.dQ", "layers.0.dK", "layers.0.dS"] if attention else []):
+        fkey = _forward_key(key)
+        D = rng.standard_normal(tr[fkey].shape) * H_STEP
+        numeric = (_loss(model.network_, X, pos, y, fkey, D, tr) - _loss(model.network_, X, pos, y, fkey, -D, tr)) \
+            / (2 * H_STEP)
+        analytic = float(np.sum(tr[key] * D)) / H_STEP
+        assert abs(analytic - numeric) <= TOL * max(abs(analytic), np.abs(tr[key]).max()), (key, analytic, numeric)
