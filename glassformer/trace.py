@@ -142,6 +142,11 @@ class Trace(Mapping):
     >>> tr.layer(0)["A"] is tr["layers.0.A"]         # doctest: +SKIP
     True
     >>> tr.head(0, 0)["A"].shape                     # (batch, seq, seq)  # doctest: +SKIP
+    >>> back = model.trace(X, positions, y=y, grads=True)    # doctest: +SKIP
+    >>> back.grad("layers.0.A") is back["layers.0.dA"]      # dL/dA, the shape of A  # doctest: +SKIP
+    True
+    >>> [dkey for _, dkey in back.backward_steps()][:3]      # doctest: +SKIP
+    ['dy_hat', 'layers.0.dH', 'layers.0.dT2']
     """
 
     def __init__(self, arrays: Mapping, positions=None, units: Mapping | None = None):
@@ -242,7 +247,8 @@ class Trace(Mapping):
         return "Trace(\n" + "\n".join(rows) + "\n)"
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: every array in forward order with shape and units, attention heat maps per head."""
+        """Jupyter's view: every array in forward order with shape and units, attention heat maps per head;
+        for a backward trace also the loss, the gradients in backward order and dL/dA, dL/dS maps."""
         from .display import trace_html
 
         return trace_html(self)
