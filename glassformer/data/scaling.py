@@ -85,10 +85,6 @@ class _Scaler:
         offset, scale = self._broadcast(arr)
         return arr * scale + offset
 
-    def fit_transform(self, X) -> np.ndarray:
-        """``fit(X)`` then ``transform(X)``."""
-        return self.fit(X).transform(X)
-
     def to_dict(self) -> dict:
         """JSON-ready dict: ``kind`` and the fitted per-feature statistics as lists."""
         if self.offset_ is None:
@@ -217,19 +213,11 @@ class Log10Transform:
         """Nothing to learn; present so the transform composes like the scalers."""
         return self
 
-    def n_clipped(self, X) -> int:
-        """How many finite values of ``X`` lie below ``floor`` (and would be raised to it)."""
-        arr = as_float_array(X, "X", "Log10Transform.n_clipped", allow_nan=True)
-        return int(np.count_nonzero(arr < self.floor))
-
     def transform(self, X) -> np.ndarray:
         """``log10(max(X, floor))`` elementwise, any shape, dtype kept, NaN kept."""
         arr = as_float_array(X, "X", "Log10Transform.transform", allow_nan=True)
         with np.errstate(invalid="ignore"):
             return np.log10(np.maximum(arr, arr.dtype.type(self.floor)))
-
-    def fit_transform(self, X) -> np.ndarray:
-        return self.transform(X)
 
     def inverse_transform(self, Z) -> np.ndarray:
         """``10 ** Z`` elementwise (permeability in mD), dtype kept."""
