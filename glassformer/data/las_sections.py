@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lasio.defaults import READ_SUBS
+from lasio.reader import define_line_splitter
 
 from ..errors import DataFileError
 
@@ -41,8 +42,8 @@ __all__ = ["LasLayout", "Section", "check_layout", "scan_las"]
 
 _ITEM = {key: re.compile(rf"^\s*{key}\s*\.\s*([^\s:]*)", re.IGNORECASE) for key in ("VERS", "WRAP", "DLM")}
 _DELIMITERS = ("SPACE", "TAB", "COMMA")
-# Whitespace-separated fields, a quoted field kept whole (lasio splits rows the same way).
-_FIELDS = re.compile(r"""([^\s"']+)|"([^"]*)"|'([^']*)'""")
+# lasio's own splitting of a space-delimited row: blanks separate fields, a quoted field stays whole.
+_SPLIT_ON_BLANKS = define_line_splitter("SPACE")
 
 
 @dataclass
@@ -95,7 +96,7 @@ class LasLayout:
             return [f.strip() for f in line.split("\t")]
         if '"' not in line and "'" not in line:
             return line.split()
-        return [next(g for g in groups if g) if any(groups) else "" for groups in _FIELDS.findall(line)]
+        return ["".join(groups) for groups in _SPLIT_ON_BLANKS(line)]
 
     def text_for_lasio(self, text: str, *, header: bool = False) -> str:
         """The file as lasio should see it: ~Version, ~Well, the chosen ~Curve and data section.
@@ -104,8 +105,9 @@ class LasLayout:
         with ``header=True``, which keeps the parameters of the chosen data set and ~Other (to
         carry a header over into a new file).  The chosen sections are titled ``~Curve``,
         ``~Parameter`` and ``~ASCII``, names lasio reads in every LAS version.  TAB- and
-        COMMA-delimited rows are rewritten space-delimited with quoted fields, as lasio would
-        otherwise split a field holding a space (a date and time) in two.
+        COMMA-delimited rows are rewritten space-delimited with quoted fields (and the DLM item
+        left out): lasio's TAB splitter drops empty fields, shifting the values after them, and
+        for a COMMA file lasio switches its run-on repairs on.
         """
         keep = {id(s): s for s in self.sections if s.kind in ("version", "well")}
         titles = {id(self.data): "~ASCII"}
