@@ -141,7 +141,7 @@ def test_a_client_of_a_running_cluster_gives_the_same_results():
     one = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": _pre_spawn_environ(dask)}):
         running = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                           dashboard_address=None, silence_logs=logging.CRITICAL, env=one)
+                                           dashboard_address=":0", silence_logs=logging.CRITICAL, env=one)
     with running:
         with make_engine(scheduler=running.scheduler_address) as remote:
             assert remote.kind == "dask" and remote.n_workers == 2
