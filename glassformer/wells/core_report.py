@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intervals import NOMINAL, coverage_curve, interval_coverage
+from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
 
 __all__ = ["core_figures", "coverage_summary", "verdict_lines"]
 
@@ -33,9 +33,21 @@ def coverage_summary(y, q: dict, masks: dict, ens) -> dict:
     yy = np.where(masks["test"], y, np.nan)
     mean, sd = q["calibrated"]["mean"], q["calibrated"]["sd"]
     before = coverage_curve(yy, mean, sd, LEVELS)
-    after = coverage_curve(yy, mean, sd, LEVELS, scale=ens.scale)
-    out["curve_test"] = {"nominal": list(LEVELS), "before": before["empirical"], "after": after["empirical"],
+    out["curve_test"] = {"nominal": list(LEVELS), "before": before["empirical"],
+                         "after": _calibrated_curve(yy, y, mean, sd, masks["validation"], ens.calibration),
                          "n": before["n"]}
+    return out
+
+
+def _calibrated_curve(y_test, y, mean, sd, validation, calibration) -> list:
+    """Test coverage of the interval calibrated on the validation plugs at each nominal level (same score)."""
+    if calibration is None:
+        return [float("nan")] * len(LEVELS)
+    val = validation & np.isfinite(y) & np.isfinite(mean)
+    out = []
+    for level in LEVELS:
+        cal = ConformalScale(level, calibration.score, calibration.floor).fit(y[val], mean[val], sd[val])
+        out.append(interval_coverage(y_test, *cal.interval(mean, sd))["coverage"])
     return out
 
 
@@ -121,7 +133,7 @@ def _coverage_figure(coverage, title, where="test plugs"):
     for ax, (name, c) in zip(axes, coverage.items()):
         curve = c["curve_test"]
         plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
-                                               f"after calibration (x{c['scale']:.3g})": curve["after"]},
+                                               f"calibrated ({c['calibration']['score']} score, each level)": curve["after"]},
                             n=curve["n"], ax=ax, title=f"{name}\n{where}")
     fig.suptitle(f"{title}: coverage of the ensemble's intervals")
     return fig
