@@ -71,6 +71,22 @@ def test_core_run_folder_holds_the_comparison_and_the_coverage(core_run):
         c = cov["test"][when]
         assert c["n"] == 10 and c["coverage"] == (10 - c["below"] - c["above"]) / 10
     assert cov["validation"]["after"]["coverage"] >= 0.8                         # by construction
+    intervals = metrics["intervals"]["test"]                                       # width and score beside coverage
+    assert "quantile gradient boosting (CQR)" in intervals
+    chosen = metrics["calibration_choice"]["transformer"]["chosen"]
+    assert cov["calibration"]["score"] == chosen and f"transformer, {chosen} (chosen)" in intervals
+    rows = pd.read_csv(core_run / "predictions.csv")
+    test = rows["role"] == "test"
+    y = rows.loc[test, "CKHL_observed_log10_mD"].to_numpy()
+    for name, column in (("quantile gradient boosting (CQR)", "quantile_gradient_boosting_cqr"),
+                         (f"transformer, {chosen} (chosen)", "transformer")):
+        lo, hi = (rows.loc[test, f"{column}_{k}_log10_mD"].to_numpy() for k in ("P10", "P90"))
+        miss = 10 * (np.clip(lo - y, 0, None) + np.clip(y - hi, 0, None))        # 2 / alpha per unit missed
+        assert intervals[name]["interval_score"] == pytest.approx(np.mean(hi - lo + miss))
+        assert intervals[name]["mean_width"] == pytest.approx(np.mean(hi - lo))
+    assert set(metrics["coverage_by_core"]["quantile gradient boosting (CQR)"]) == {"core 2 (test)",
+                                                                                   "core 4 (validation)"}
+    assert sum(z["n"] for z in metrics["coverage_by_zone"]["quantile gradient boosting (CQR)"].values()) == 20
     assert metrics["verdict"] and metrics["selected"]["model"] == "transformer"
     assert metrics["split"]["cores"] == {"train": ["1", "3"], "validation": ["4"], "test": ["2"]}
     for name in ("interval_vs_depth", "coverage", "depth_match", "core_on_log", "loss"):
