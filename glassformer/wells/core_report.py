@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
 
 __all__ = ["core_figures", "coverage_summary", "verdict_lines"]
@@ -46,7 +47,11 @@ def _calibrated_curve(y_test, y, mean, sd, validation, calibration) -> list:
     val = validation & np.isfinite(y) & np.isfinite(mean)
     out = []
     for level in LEVELS:
-        cal = ConformalScale(level, calibration.score, calibration.floor).fit(y[val], mean[val], sd[val])
+        try:
+            cal = ConformalScale(level, calibration.score, calibration.floor).fit(y[val], mean[val], sd[val])
+        except InputError:                                   # too few validation values for this level
+            out.append(float("nan"))
+            continue
         out.append(interval_coverage(y_test, *cal.interval(mean, sd))["coverage"])
     return out
 

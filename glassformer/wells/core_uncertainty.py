@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from .intervals import NOMINAL, ConformalScale
 from .trees import context_features
 from .uncertainty import CALIBRATIONS, QUANTILE_BASELINE, choose_calibration, interval_summary, quantile_baseline, \
@@ -50,12 +51,16 @@ def recalibrate(ens, members: np.ndarray, y: np.ndarray, masks: dict) -> dict:
     mean, sd = _mean_sd(members)
     floor = float(np.nanmedian(sd[masks["train"]]))                  # the spread where it was trained
     val = masks["validation"] & np.isfinite(y) & np.isfinite(mean)
-    chosen, scores = choose_calibration(y[val], mean[val], sd[val], floor=floor)
+    try:
+        chosen, scores = choose_calibration(y[val], mean[val], sd[val], floor=floor)
+    except InputError:                                               # too few plugs for five folds
+        chosen, scores = "normalised", {}
     ens.calibration = ConformalScale(NOMINAL, chosen, floor).fit(y[val], mean[val], sd[val])
     if ens.folders:
         ens.save(Path(ens.folders[0]).parent)
     return {"chosen": chosen, "floor": floor, "cv_interval_score": scores, "folds": 5,
-            "by": "lowest mean interval score, cross-conformal over 5 contiguous folds of the validation plugs"}
+            "by": ("lowest mean interval score, cross-conformal over 5 contiguous folds of the validation plugs"
+                   if scores else "too few validation plugs to compare calibrations: the normalised score")}
 
 
 def _intervals(ensembles, members, y, masks) -> dict:
