@@ -41,7 +41,7 @@ def test_the_share_by_hand_with_validation_wells_given():
     span = validation_span([train], [val], ["PHIF", "KLOGH"])
     assert span["curves"]["PHIF"]["share_inside"] == pytest.approx(3 / 10)  # 3, 4, 5
     assert span["curves"]["KLOGH"]["share_inside"] == 1.0
-    assert span["threshold"] == SPAN_THRESHOLD == 0.7
+    assert span["threshold"] == SPAN_THRESHOLD == 0.8
     assert [w.split(":")[0] for w in span_warnings(span)] == ["the validation data do not span the training data in "
                                                               "PHIF"]
     assert validation_span([train], [], ["PHIF"], validation="none") is None
