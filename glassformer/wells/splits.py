@@ -301,5 +301,5 @@ def span_warnings(span: dict | None) -> list:
             lo, hi = c["validation_range"]
             out.append(f"the validation data do not span the training data in {curve}: only {share:.0%} of the "
                        f"training samples lie inside the validation range {lo:.4g} to {hi:.4g} (threshold "
-                       f"{span['threshold']:.0%}); early stopping watches data unlike most of the training data")
+                       f"{span['threshold']:.0%}): early stopping never sees values like the other {1 - share:.0%}")
     return out
