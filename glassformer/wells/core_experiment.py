@@ -9,9 +9,11 @@
    between plugs, masked out of the loss), early-stopped on the validation plugs; optionally a
    second ensemble pretrained on a log-derived permeability (KLOGH) over several wells and
    fine-tuned on the core;
-4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal);
-5. score every model and baseline at the test plugs only, and the interval's coverage there
-   before and after calibration;
+4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal, with the
+   nonconformity score of lowest cross-conformal interval score there, :mod:`.core_uncertainty`);
+5. score every model and baseline at the test plugs only, and the interval's coverage, mean width
+   and interval score there, beside quantile gradient boosting conformalized on the same
+   validation plugs, per core run and per depth zone too;
 6. write the folder: the chosen ensemble (``ensemble/``, ``model/``), metrics, predictions,
    figures and the report.
 

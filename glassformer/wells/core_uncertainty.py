@@ -83,7 +83,8 @@ def interval_tables(cw, split, wm, ensembles: dict, members: dict, y: np.ndarray
     -------
     (tables, baseline)
         ``tables``: ``{"intervals": {role: {row: summary}}, "coverage_by_core": {row: {run: summary}},
-        "coverage_by_zone": {row: {zone: summary}}}`` where a summary is
+        "coverage_by_zone": {row: {zone: summary}}}``, every row scored at the same plugs (those
+        where every interval has both bounds), where a summary is
         :func:`~glassformer.wells.uncertainty.interval_summary`'s; ``baseline``: the quantile
         baseline's P10/P50/P90 over the log (see :func:`~glassformer.wells.uncertainty.quantile_baseline`).
     """
@@ -96,9 +97,10 @@ def interval_tables(cw, split, wm, ensembles: dict, members: dict, y: np.ndarray
         rows[f"{name}, {score}{' (chosen)' if chosen else ''}"] = bounds
     rows[QUANTILE_BASELINE] = (base["P10"], base["P90"])
     rows["quantile gradient boosting, uncalibrated"] = (base["P10_raw"], base["P90_raw"])
-    table = {role: {row: interval_summary(np.where(masks[role], y, np.nan), lo, hi) for row, (lo, hi) in rows.items()}
-             for role in ("validation", "test")}
-    held = masks["validation"] | masks["test"]
+    every = np.all([np.isfinite(lo) & np.isfinite(hi) for lo, hi in rows.values()], axis=0)   # (n,) same plugs
+    table = {role: {row: interval_summary(np.where(masks[role] & every, y, np.nan), lo, hi)
+                    for row, (lo, hi) in rows.items()} for role in ("validation", "test")}
+    held = (masks["validation"] | masks["test"]) & every
     runs = np.array(["" if r is None else f"core {r}" for r in cw.run_of_sample], dtype=object)
     zone_top = np.floor(cw.log.depth / ZONE) * ZONE
     zones = np.array([f"{t:g}-{t + ZONE:g} {cw.log.depth_unit}" for t in zone_top], dtype=object)

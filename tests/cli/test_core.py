@@ -188,7 +188,6 @@ def test_core_porosity_unit_must_be_stated(files, tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--test-cores", "2"], "--test-cores is used only with --core"),
     (["--validation-depth", "1040:1050"], "--validation-depth is used only with --core or --ensemble"),
-    (["--ensemble", "2"], "--ensemble needs validation data"),
 ])
 def test_core_options_without_core_are_one_line_errors(files, tmp_path, capsys, args, message):
     base = ["train", "--data", str(files / "well.csv"), "--inputs", "PHIF", "--target", "KLOGH", "--train-depth",
