@@ -91,7 +91,7 @@ RESULT_TITLES = {
     "seconds": "Fit times (s)",
     "validation_span": "How well the validation data span the training data (share of training samples inside "
                        "the validation range, per curve)",
-    "intervals": "P10-P90 intervals: coverage, mean width and interval score (Gneiting and Raftery, 2007), each "
+    "interval_scores": "P10-P90 intervals: coverage, mean width and interval score (Gneiting and Raftery, 2007), each "
                  "calibration and the quantile baseline",
     "coverage_by_core": "P10-P90 coverage per core run (validation and test plugs)",
     "coverage_by_zone": "P10-P90 coverage per depth zone (validation and test plugs)",

@@ -289,7 +289,7 @@ def summary_lines(metrics: dict) -> list:
 
 def interval_lines(metrics: dict) -> list:
     """The P10-P90 intervals on the test plugs: coverage, mean width and interval score, chosen rows and baseline."""
-    table = metrics.get("intervals", {}).get("test")
+    table = metrics.get("interval_scores", {}).get("test")
     if not table:
         return []
     width = "decades" if metrics["units"]["rmse"] == "log10 mD" else metrics["units"]["rmse"]

@@ -82,7 +82,7 @@ def interval_tables(cw, split, wm, ensembles: dict, members: dict, y: np.ndarray
     Returns
     -------
     (tables, baseline)
-        ``tables``: ``{"intervals": {role: {row: summary}}, "coverage_by_core": {row: {run: summary}},
+        ``tables``: ``{"interval_scores": {role: {row: summary}}, "coverage_by_core": {row: {run: summary}},
         "coverage_by_zone": {row: {zone: summary}}}``, every row scored at the same plugs (those
         where every interval has both bounds), where a summary is
         :func:`~glassformer.wells.uncertainty.interval_summary`'s; ``baseline``: the quantile
@@ -112,7 +112,7 @@ def interval_tables(cw, split, wm, ensembles: dict, members: dict, y: np.ndarray
     by_core = {row: {f"{k} ({_role_of(roles, runs, k)})": v
                      for k, v in summaries_by_group(yy, *rows[row], np.where(held, runs, "")).items()} for row in shown}
     by_zone = {row: summaries_by_group(yy, *rows[row], np.where(held, zones, "")) for row in shown}
-    return {"intervals": table, "coverage_by_core": by_core, "coverage_by_zone": by_zone}, base
+    return {"interval_scores": table, "coverage_by_core": by_core, "coverage_by_zone": by_zone}, base
 
 
 def _role_of(roles, runs, run) -> str:

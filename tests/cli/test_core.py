@@ -71,7 +71,7 @@ def test_core_run_folder_holds_the_comparison_and_the_coverage(core_run):
         c = cov["test"][when]
         assert c["n"] == 10 and c["coverage"] == (10 - c["below"] - c["above"]) / 10
     assert cov["validation"]["after"]["coverage"] >= 0.8                         # by construction
-    intervals = metrics["intervals"]["test"]                                       # width and score beside coverage
+    intervals = metrics["interval_scores"]["test"]                                       # width and score beside coverage
     assert "quantile gradient boosting (CQR)" in intervals
     chosen = metrics["calibration_choice"]["transformer"]["chosen"]
     assert cov["calibration"]["score"] == chosen and f"transformer, {chosen} (chosen)" in intervals
