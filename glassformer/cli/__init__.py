@@ -1,18 +1,18 @@
 """The ``glassformer`` command line: one small click module per command, each calling the library.
 
-==========  ================================================================
-command   module
-==========  ================================================================
-demo      :mod:`.demo` (the demonstrations, found through an entry point)
-train     :mod:`.train`
-core-match :mod:`.core_match` (per-run depth shifts of a core table, on their own)
-predict   :mod:`.predict`
-compare   :mod:`.compare`
-cv        :mod:`.cv` (blind-well cross-validation)
-sweep     :mod:`.sweep`
-report    :func:`glassformer.report.report_command`
-check     :func:`glassformer.selftest.check_command`
-==========  ================================================================
+==========  ========================================================================
+command     module
+==========  ========================================================================
+demo        :mod:`.demo` (the demonstrations, found through an entry point)
+train       :mod:`.train`
+core-match  :mod:`.core_match` (per-run depth shifts of a core table, on their own)
+predict     :mod:`.predict`
+compare     :mod:`.compare`
+cv          :mod:`.cv` (blind-well cross-validation)
+sweep       :mod:`.sweep`
+report      :func:`glassformer.report.report_command`
+check       :func:`glassformer.selftest.check_command`
+==========  ========================================================================
 
 User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
 and one line on stderr; ``--debug`` shows the traceback.
