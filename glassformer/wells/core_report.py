@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
+from .uncertainty import interval_summary
 
 __all__ = ["core_figures", "coverage_summary", "verdict_lines"]
 
@@ -29,7 +30,7 @@ def coverage_summary(y, q: dict, masks: dict, ens) -> dict:
            "calibration": None if ens.calibration is None else ens.calibration.to_dict()}
     for role in ("validation", "test"):
         yy = np.where(masks[role], y, np.nan)
-        out[role] = {when: interval_coverage(yy, q[key]["P10"], q[key]["P90"])
+        out[role] = {when: interval_summary(yy, q[key]["P10"], q[key]["P90"])      # coverage, width, score
                      for when, key in (("before", "uncalibrated"), ("after", "calibrated"))}
     yy = np.where(masks["test"], y, np.nan)
     mean, sd = q["calibrated"]["mean"], q["calibrated"]["sd"]

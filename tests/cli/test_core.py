@@ -121,6 +121,9 @@ def test_log_target_ensemble_on_a_blind_well(files, tmp_path):
     assert metrics["comparison"]["split"] == "test wells blind (300 depths)"
     cov = metrics["coverage"]["transformer"]
     assert cov["calibration"]["n"] == 60 and cov["test"]["after"]["n"] == 300
+    after = cov["test"]["after"]                              # the score is the width plus the misses' penalty
+    assert after["interval_score"] >= after["mean_width"] > 0
+    assert (after["interval_score"] > after["mean_width"]) == (after["coverage"] < 1)
     rows = pd.read_csv(out / "predictions.csv")
     assert (rows["transformer_P10_log10_mD"] <= rows["transformer_P90_log10_mD"]).all()
     assert (out / "figures" / "interval_vs_depth.png").is_file()
