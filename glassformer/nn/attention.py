@@ -32,7 +32,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
-from .kernels import ops as F
+from .tiers import ops as F
 from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
 from .masks import merge_masks

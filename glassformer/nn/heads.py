@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import ops as F
+from .tiers import ops as F
 
 __all__ = ["project_heads", "empty_heads", "project_heads_backward", "split_heads", "merge_heads"]
 
