@@ -58,7 +58,8 @@ def linear_backward(dy, x, W, has_bias=True):
 # ----------------------------------------------------------------- activations
 def relu(x):
     """``max(0, x)``, the chapter's activation."""
-    return np.maximum(x, 0.0)
+    G = np.maximum(x, 0.0)
+    return G
 
 
 def relu_backward(dy, x):
@@ -170,7 +171,8 @@ def softmax(S):
     m = np.where(np.isfinite(m), m, 0.0)                           # a fully blocked row: any shift will do
     e = np.exp(S - m)                                              # (..., T, Tk) 0 where blocked
     total = e.sum(axis=-1, keepdims=True)                          # (..., T, 1) >= 1 unless fully blocked
-    return e / np.where(total > 0, total, 1.0)
+    A = e / np.where(total > 0, total, 1.0)                        # (..., T, Tk) rows sum to 1 (or are 0)
+    return A
 
 
 def softmax_backward(dA, A):

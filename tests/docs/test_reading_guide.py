@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHAPTER_SYMBOLS = ["E", "P", "Z", "Q, K, V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H", "ŷ", "loss", "update"]
@@ -48,3 +52,54 @@ def test_the_check_catches_a_stale_line_number_and_a_wrong_file():
 def test_the_readme_links_the_guide_on_its_first_screen():
     readme = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
     assert any("docs/reading-guide.md" in line for line in readme[:25])
+
+
+def _executed_lines(run) -> set:
+    """``{(path relative to the repository, line)}`` of every glassformer line ``run()`` executes."""
+    root = str(REPO / "glassformer")
+    seen = set()
+
+    def local(frame, event, arg):
+        if event == "line":
+            seen.add((frame.f_code.co_filename, frame.f_lineno))
+        return local
+
+    def calls(frame, event, arg):                 # trace lines only inside glassformer's own files
+        return local if frame.f_code.co_filename.startswith(root) else None
+    before = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        run()
+    finally:
+        sys.settrace(before)
+    return {(str(Path(f).relative_to(REPO)), n) for f, n in seen}
+
+
+@pytest.mark.parametrize("mode", ["fast", "reference"])
+def test_every_linked_line_runs_in_one_training_step_of_the_chapters_model(mode):
+    """One full-batch gradient step of ``SequenceRegressor.chapter_model()`` on seven depths, traced
+    line by line: every line the guide links for ``mode`` (and for both modes) is executed."""
+    from glassformer import SequenceRegressor, kernels
+
+    tool = _tool()
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(0.05, 0.3, (4, 7, 1)), rng.uniform(0.0, 1.0, (4, 7, 1))
+    depth = np.arange(1.0, 8.0)
+    model = SequenceRegressor.chapter_model(epochs=1)
+    with kernels(mode):
+        executed = _executed_lines(lambda: model.fit(X, y, depth))
+    assert len(model.history_.train_loss) == 1
+    linked = tool.linked_lines((REPO / "docs" / "reading-guide.md").read_text(encoding="utf-8"), mode)
+    assert {f for f, _ in linked} >= {"glassformer/nn/reference.py" if mode == "reference" else
+                                      "glassformer/nn/functional.py", "glassformer/models/networks.py"}
+    assert sorted(linked - executed) == []
+
+
+def test_the_line_check_catches_a_line_that_does_not_run():
+    """The other mode's kernel lines are not executed: the tracer sees the difference."""
+    tool = _tool()
+    text = (REPO / "docs" / "reading-guide.md").read_text(encoding="utf-8")
+    assert tool.linked_lines(text, "fast") != tool.linked_lines(text, "reference")
+    assert tool.mode_of("glassformer/nn/reference.py") == "reference"
+    assert tool.mode_of("glassformer/nn/functional.py") == "fast"
+    assert tool.mode_of("glassformer/models/networks.py") == "both"
