@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import SimpleNamespace
 
 from ..errors import InputError
 from . import attention_blocks as _blocks
@@ -69,23 +70,22 @@ def active_kernels() -> str:
     return _ACTIVE.get()
 
 
-class _Dispatch:
-    """``ops.name`` is the active tier's function ``name``, looked up at each call (so a test that
+def _dispatcher(name: str, fast_module):
+    """A function that calls the active tier's kernel ``name``, looked up at each call (so a test that
     replaces a kernel in :mod:`glassformer.nn.functional` replaces it here too)."""
-
-    _FAST = (_functional, _blocks)
-
-    def __getattr__(self, name):
-        if _ACTIVE.get() == "reference":
-            return getattr(_reference_tier, name)
-        for module in self._FAST:
-            if hasattr(module, name):
-                return getattr(module, name)
-        raise AttributeError(f"no kernel named {name!r}")
-
-    def __repr__(self) -> str:
-        return f"<glassformer kernels: {_ACTIVE.get()}>"
+    def kernel(*args, **kwargs):
+        tier = _reference_tier if _ACTIVE.get() == "reference" else fast_module
+        return getattr(tier, name)(*args, **kwargs)
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = f"The active tier's ``{name}`` (see :mod:`glassformer.nn.tiers`)."
+    return kernel
 
 
-#: The kernels of the active tier, by name (what the layers call).
-ops = _Dispatch()
+def _fast_module(name: str):
+    return _functional if hasattr(_functional, name) else _blocks
+
+
+#: The kernels of the active tier, by name (what the layers call): ``ops.linear(x, weight, bias)``.
+#: One small function per name, not ``__getattr__``: a failed attribute lookup per call would cost
+#: microseconds, a noticeable share of a small model's step.
+ops = SimpleNamespace(**{name: _dispatcher(name, _fast_module(name)) for name in _reference_tier.__all__})
