@@ -220,8 +220,8 @@ def multi_head_attention(query, key, value, W_in, b_in, W_out, b_out, n_heads, a
     ``key``/``value (B, Tk, D)``.  Returns ``(O, saved)``, ``saved`` what the backward needs.
     """
     D = query.shape[-1]
-    W_Q, W_K, W_V = W_in[:D], W_in[D:2 * D], W_in[2 * D:]
-    b_Q, b_K, b_V = (None, None, None) if b_in is None else (b_in[:D], b_in[D:2 * D], b_in[2 * D:])
+    W_Q, W_K, W_V = W_in[:D], W_in[D:2 * D], W_in[2 * D:]                 # (D, D) each
+    b_Q, b_K, b_V = (None, None, None) if b_in is None else (b_in[:D], b_in[D:2 * D], b_in[2 * D:])   # (D,) each
     Q = split_heads(linear(query, W_Q, b_Q), n_heads)              # (B, n_heads, T, d_k)
     K = split_heads(linear(key, W_K, b_K), n_heads)                # (B, n_heads, Tk, d_k)
     V = split_heads(linear(value, W_V, b_V), n_heads)              # (B, n_heads, Tk, d_k)
@@ -250,7 +250,7 @@ def multi_head_attention_backward(dO, saved):
     dQ, dK, dV = attention_backward(dU_heads, c["Q"], c["K"], c["V"], c["A"])
     d_inputs, dW, db = [], [], []
     for i, (dP, x) in enumerate(((dQ, c["query"]), (dK, c["key"]), (dV, c["value"]))):
-        dx, dW_i, db_i = linear_backward(merge_heads(dP), x, c["W_in"][i * D:(i + 1) * D], c["has_bias"])
+        dx, dW_i, db_i = linear_backward(merge_heads(dP), x, c["W_in"][i * D:(i + 1) * D], c["has_bias"])  # dx like x
         d_inputs.append(dx)
         dW.append(dW_i)
         db.append(db_i)
@@ -341,7 +341,7 @@ def chapter_model_backward(dy_hat, saved, p):
 
 def mse(y_hat, y):
     """``L = mean((y_hat - y)^2)`` over every entry, the chapter's loss."""
-    return float(np.mean((y_hat - y) ** 2))
+    return float(np.mean((y_hat - y) ** 2))                       # a number
 
 
 def mse_backward(y_hat, y):
