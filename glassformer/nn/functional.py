@@ -6,23 +6,19 @@ kernel here computes the same numbers faster and names the reference function it
 tests compare them on every path (1e-12 in float64), and ``glassformer.kernels("reference")`` runs
 the reference instead.  A forward returns its output and what its backward (right under it) needs;
 the modules of :mod:`glassformer.nn` hold the parameters and call these through :mod:`.tiers`.
-
-The position-wise feed-forward network has no kernel of its own: it is :func:`linear`, an
-activation, :func:`dropout` and :func:`linear` again, and :class:`~glassformer.nn.FeedForward`
-composes the modules that call them (so a non-finite value is traced to the exact linear map).
+The feed-forward network has no kernel of its own (:func:`linear`, an activation, :func:`dropout`,
+:func:`linear`: :class:`~glassformer.nn.FeedForward` composes the modules that call them).
 
 Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``D`` d_model, ``H`` heads,
 ``hd = D / H`` head_dim, ``N`` all leading axes.
 
-Speed tricks live inside the kernel that uses them, each tested against its reference function: one
-2-D GEMM per linear map (also for the fused query/key/value projection of :mod:`.heads`); BLAS row
-sums, one-GEMM centring and tiled row vectors (:mod:`.reductions`); no max shift in the softmax when
-the scores are bounded; the output divided by the row sums after ``v``; contiguous ``k^T`` and
-``v^T`` (:func:`transposed`).  :mod:`.attention_blocks` runs these kernels by blocks of queries.
-
-A leading member axis (``weight (K, out, in)``, ``x (K, batch, ...)``) trains K models side by side
-(:mod:`glassformer.models.members`); each member makes the very BLAS calls it makes alone, so its
-numbers are bitwise its own.
+Speed tricks, each inside the kernel that uses them: one 2-D GEMM per linear map (also for the
+fused query/key/value projection of :mod:`.heads`); BLAS row sums, one-GEMM centring and tiled row
+vectors (:mod:`.reductions`); no max shift in the softmax when the scores are bounded; the output
+divided by the row sums after ``v``; contiguous ``k^T`` and ``v^T`` (:func:`transposed`);
+:mod:`.attention_blocks` runs these kernels by blocks of queries.  A leading member axis
+(``weight (K, out, in)``, ``x (K, batch, ...)``) trains K models side by side
+(:mod:`glassformer.models.members`), each member making the very BLAS calls it makes alone.
 """
 
 from __future__ import annotations
@@ -199,7 +195,8 @@ def layer_norm_backward(dy, xhat, rstd, weight):
 
 # =========================================================================== softmax
 def _exp_is_safe(scores) -> bool:
-    """True when every score lies in ``[-_EXP_SAFE, _EXP_SAFE]`` (False for NaN, +-inf or no scores)."""
+    """True when every score lies in ``[-_EXP_SAFE, _EXP_SAFE]`` (False for NaN, +-inf or no scores): then
+    ``exp`` without reference.softmax's shift gives its weights up to rounding."""
     if scores.size == 0:
         return False
     # Whole-array extremes: two vectorised passes, far cheaper than one maximum per short row.
@@ -227,7 +224,7 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
 def _softmax_terms(scores, allowed=None, members=False, bounded=False):
     """The softmax of :func:`masked_softmax` before its division: ``(exp(s - m), denominators (..., 1))``,
     in place; the denominators are None when the members took different paths (then the weights
-    are already divided)."""
+    are already divided).  Divided, equals :func:`glassformer.nn.reference.softmax`."""
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
     if bounded:
@@ -316,7 +313,8 @@ def key_bound(k_t) -> float:
 
 
 def _bounded(q, bound: float) -> bool:
-    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``."""
+    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``
+    (Cauchy-Schwarz), so the softmax may skip the shift of :func:`glassformer.nn.reference.softmax`."""
     return bool(np.maximum.reduce(row_sum(q * q), axis=None) * bound <= 59.0 ** 2)
 
 
@@ -368,9 +366,7 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
     out = np.matmul(exp_scores, v, out=out)                     # (..., L, dv) exp(S - m) v
     if denom is None:                                           # members took different paths: already A
         return out, exp_scores
-    # (exp(S - m) v) / row sums = (exp(S - m) / row sums) v = A V: reference.attention's U, with the
-    # division on the (L, dv) output instead of the (L, S) weights.
-    out /= denom
+    out /= denom                                                # (exp(S - m) v) / sums = A V, reference.attention's U
     if not need_weights:
         return out, None
     A = exp_scores
@@ -396,8 +392,7 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     if fixed_weights:
         return np.zeros_like(q) if dq is None else _zero(dq), np.zeros_like(k) if dk is None else _zero(dk), dv
     scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
-    # The scale of reference.scores_backward multiplies dout (L, dv) here, not dS (L, S): so every
-    # array below until dq and dk holds scale times its reference value.
+    # reference.scores_backward's scale, applied to dout (L, dv) instead of dS (L, S): dA, dS are scaled.
     dout_scaled = dout * scale                                  # (..., L, dv)
     dA = dout_scaled @ (transposed(v) if v_t is None else v_t)   # (..., L, S) scale * dL/dA
     if keep is not None:
