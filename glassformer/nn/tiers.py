@@ -12,10 +12,12 @@ The layers of :mod:`glassformer.nn` call their equations through :data:`ops` (``
 Both tiers give the same numbers up to rounding (tested to 1e-12 in float64), so a model trained
 in one mode predicts the same in the other.
 
-Why a context variable: the choice has to reach every layer of a network without a flag threaded
-through each ``forward`` and ``backward``, and it must not leak from one thread (or asyncio task)
-to another -- a process pool or a threaded notebook running two models in different modes each sees
-its own setting, and leaving the ``with`` block restores the previous one even after an error.
+Why a context variable (:mod:`contextvars`) and not a module-level flag: the choice has to reach
+every layer of a network without an argument threaded through each ``forward`` and ``backward``,
+yet must not leak -- each thread and asyncio task has its own setting, and leaving the ``with``
+block restores the previous one even after an error.  The flip side: a thread or process started
+inside the block begins with the default (``"fast"``); work sent to a pool follows a model's own
+``kernels=`` option, which the estimator enters wherever it fits or predicts.
 """
 
 from __future__ import annotations
