@@ -6,6 +6,10 @@ parameter gradient must agree to 1e-12 (relative to the array's largest entry) i
 float32's own rounding in float32.  Shapes and paths are drawn by hypothesis: bounded scores (long
 rows of small scores, the fast softmax's unshifted path) and unbounded ones, boolean and float masks,
 fully masked rows, members trained side by side, query blocks, caches and dropout.
+
+Large scores (|S| up to ~1e3 at the drawn scale 30) carry a rounding of eps |S| themselves, which
+exp turns into a relative error of eps |S| in the weights, in either tier; so in attention the
+tolerance is multiplied by ``max(1, max|S|)``.
 """
 
 from __future__ import annotations
@@ -24,20 +28,20 @@ from glassformer.nn import (AttentionCache, FeedForward, LayerNorm, Linear, Mult
                             TransformerDecoderLayer, TransformerEncoderLayer, functional, get_activation)
 
 SETTINGS = settings(max_examples=12, deadline=None)
-TOL = {np.float64: 1e-12, np.float32: 2e-5}
+TOL = {np.float64: 1e-12, np.float32: 1e-4}
 
 
-def assert_same(ref, fast, dtype, what, exact=None):
+def assert_same(ref, fast, dtype, what, exact=None, condition=1.0):
     """``fast`` equals ``ref`` to 1e-12 of the array's largest entry (float64); in float32 to float32's
     own rounding: no further from ``ref`` than 4 times the float32 reference's own distance from
-    ``exact`` (the reference in float64 on the same inputs), or 2e-5 of the largest entry."""
+    ``exact`` (the reference in float64 on the same inputs), or 1e-4 of the largest entry."""
     ref, fast = np.asarray(ref, dtype=np.float64), np.asarray(fast, dtype=np.float64)
     assert ref.shape == fast.shape, f"{what}: {ref.shape} vs {fast.shape}"
     assert np.array_equal(np.isfinite(ref), np.isfinite(fast)), what
     ok = np.isfinite(ref)
     scale = max(float(np.max(np.abs(ref[ok]), initial=0.0)), 1.0)
     err = float(np.max(np.abs(ref[ok] - fast[ok]), initial=0.0))
-    allowed = TOL[dtype] * scale
+    allowed = TOL[dtype] * scale * condition
     if exact is not None:
         allowed = max(allowed, 4 * float(np.max(np.abs(ref[ok] - np.asarray(exact)[ok]), initial=0.0)))
     assert err <= allowed, f"{what}: max difference {err:.3e} > {allowed:.3e} (scale {scale:.3e})"
@@ -54,17 +58,27 @@ def _run_tier(layer, run, mode, float64=False):
     return out, {n: p.grad.copy() for n, p in layer.named_parameters()}
 
 
-def both(layer, run, dtype):
+def both(layer, run, dtype, condition=1.0):
     """``run(layer)`` -> outputs and input gradients, in each tier on copies of ``layer``; compares
     them and every parameter gradient."""
     out_f, g_f = _run_tier(layer, run, "fast")
     out_r, g_r = _run_tier(layer, run, "reference")
     out_x, g_x = _run_tier(layer, run, "reference", float64=True) if dtype == np.float32 else (None, None)
     for i, (a, b) in enumerate(zip(out_r, out_f)):
-        assert_same(a, b, dtype, f"output/gradient {i}", None if out_x is None else out_x[i])
+        assert_same(a, b, dtype, f"output/gradient {i}", None if out_x is None else out_x[i], condition)
     assert g_f.keys() == g_r.keys()
     for name in g_f:
-        assert_same(g_r[name], g_f[name], dtype, f"d{name}", None if g_x is None else g_x[name])
+        assert_same(g_r[name], g_f[name], dtype, f"d{name}", None if g_x is None else g_x[name], condition)
+
+
+def _condition(attn, query, key) -> float:
+    """``max(1, max|S|)`` of ``attn``'s scores from ``query`` to ``key`` (masks aside)."""
+    E, H = attn.embed_dim, attn.num_heads
+    W = np.asarray(attn.in_proj_weight.data, dtype=np.float64)
+    Q = (query @ W[:E].T).reshape(*query.shape[:-1], H, E // H)
+    K = (key @ W[E:2 * E].T).reshape(*key.shape[:-1], H, E // H)
+    S = np.einsum("...lhd,...shd->...hls", Q, K) / np.sqrt(E // H)
+    return max(1.0, float(np.abs(S).max()))
 
 
 def _data(seed, shape, scale, dtype):
@@ -153,7 +167,7 @@ def test_multihead_attention(B, L, S, heads, head_dim, sharing, mask, scale, out
     def run(m):
         out, w = m(q, kv, v, average_attn_weights=False, **masks)
         return (out, w, *m.backward(g))
-    both(layer, run, dtype)
+    both(layer, run, dtype, _condition(layer, q, kv))
 
 
 @SETTINGS
@@ -207,7 +221,8 @@ def test_members_trained_side_by_side(K, scale, dtype, seed):
     stacked = stack_members(layers)
     x = _data(seed, (K, 2, 9, 4), 1.0, dtype)
     g = _data(seed + 1, (K, 2, 9, 4), 1.0, dtype)
-    both(stacked, lambda m: (m(x), m.backward(g)), dtype)
+    condition = max(_condition(layer.self_attn, x[k], x[k]) for k, layer in enumerate(layers))
+    both(stacked, lambda m: (m(x), m.backward(g)), dtype, condition)
 
 
 def test_given_weights_and_attention_dropout():
