@@ -193,3 +193,13 @@ def test_other_layers_trace_gradients_that_match_central_differences(options):
             / (2 * H_STEP)
         analytic = float(np.sum(tr[key] * D)) / H_STEP
         assert abs(analytic - numeric) <= TOL * max(abs(analytic), np.abs(tr[key]).max()), (key, analytic, numeric)
+
+
+def test_the_reference_kernels_trace_the_same_gradients(chapter):
+    model, X, pos, y, tr = chapter
+    plain = SequenceRegressor.chapter_model(kernels="reference")
+    plain.build_network(1, 1)
+    ref = plain.trace(X, pos, y=y, grads=True)
+    assert list(ref) == list(tr)
+    for key in tr.gradients():                                     # the chapter's dA, dS from the reference too
+        np.testing.assert_allclose(ref[key], tr[key], rtol=1e-12, atol=1e-15 * np.abs(tr[key]).max(), err_msg=key)
