@@ -259,7 +259,7 @@ class WellModel:
             raise DataFileError(f"no training depth has all inputs {self.input_names} present")
         if not np.isfinite(y).any():
             raise DataFileError(f"no training depth has the target {self.target_name}")
-        self.training_data_ = training_record(logs, self.input_names)     # what predictions are checked against
+        self.training_data_ = training_record(logs, self.input_names, self.target_name)   # predictions checked against it
         self.x_scaler_ = MinMaxScaler().fit(X[ok])
         # Standard scaling of the target puts the (log) permeability at unit scale for the model.
         self.y_scaler_ = StandardScaler().fit(y[np.isfinite(y)][:, None])
