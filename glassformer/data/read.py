@@ -55,7 +55,8 @@ def read_well(path, *, sheet: str | None = None, depth_column: str | None = None
 
 
 def read_wells(path, *, sheet: str | None = None, stated_units: Mapping[str, str] | None = None, **kwargs) -> list:
-    """The wells of one file: one for LAS and CSV, one per sheet of a workbook (or the ``sheet`` named).
+    """The wells of one file: one for LAS and CSV, one per sheet of a workbook (or the ``sheet`` named;
+    ``sheet`` applies to workbooks only, so that a list of files may mix workbooks and other files).
 
     Keyword arguments as :func:`read_well`; the wells of a workbook are named after their sheets.
     ``stated_units`` (``--unit CURVE=UNIT``) replace the file's units of the curves each well has
@@ -64,7 +65,7 @@ def read_wells(path, *, sheet: str | None = None, stated_units: Mapping[str, str
     if _suffix(path) == ".xlsx":
         logs = read_excel(path, sheet=sheet, all_sheets=True, **kwargs)
     else:
-        logs = [read_well(path, sheet=sheet, **kwargs)]
+        logs = [read_well(path, **kwargs)]
     units = dict(stated_units or {})
     return [state_units(g, {k: v for k, v in units.items() if g.key_of(k) in g.curves}) for g in logs]
 

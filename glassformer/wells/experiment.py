@@ -119,6 +119,11 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
+    if small:                                   # under the report's headline, in the summary, and in config.json
+        metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
+        for line in small:
+            echo(f"warning: {line}")
     fitted.save(out / "model", overwrite=True)
     write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
                                             val_logs))
