@@ -42,6 +42,8 @@ FEET_TO_METRES = 0.3048
 STEP_TOLERANCE = 0.05
 #: How far beyond [0, 1] a volume fraction may stray (rounding, slightly negative computed porosity).
 FRACTION_TOLERANCE = 0.05
+# Units that say "volume fraction" outright; UNITLESS, 1 and - also label ratios (an Archie exponent M ~ 2).
+_VOLUME_FRACTION = frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"})
 #: Percentiles of the training samples that bound an input's training range.
 RANGE_PERCENTILES = (0.5, 99.5)
 
@@ -241,6 +243,9 @@ def _fraction_looks_like_percent(record: dict, log, X) -> list:
 def check_fraction_range(log, names) -> None:
     """Refuse a curve of ``names`` whose unit says volume fraction but whose values leave [0, 1].
 
+    Volume-fraction units are V/V, FRAC(TION), DEC(IMAL), M3/M3 and FT3/FT3 (any case); UNITLESS,
+    ``1`` and ``-`` are not held to [0, 1], since files also write them for ratios and exponents.
+
     Parameters
     ----------
     log : WellLog
@@ -255,7 +260,7 @@ def check_fraction_range(log, names) -> None:
     """
     for name in names:
         unit = str(log.units.get(name, "")).strip()
-        if name not in log.curves or _unit_kind(unit) != "fraction":
+        if name not in log.curves or unit.upper() not in _VOLUME_FRACTION:
             continue
         values = np.asarray(log.curves[name], dtype=np.float64)
         values = values[np.isfinite(values)]
