@@ -55,8 +55,9 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
             keep, overwrite, resume, progress, jobs, scheduler):
     """Predict the target log of a well, or of many wells, with a trained model.
 
-    Writes one prediction per depth sample (NaN where an input is missing), in mD
-    (and log10 mD when the model was trained with --log-target).  A run trained with
+    Writes one prediction per depth sample (NaN where an input is missing), in the unit of the
+    training wells' target (mD for permeability; log10 of it too when the model was trained with
+    --log-target).  A run trained with
     --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
     Each well is checked first: an input in a unit of another kind than the model's (porosity
     in % for a v/v model) and a v/v curve outside [0, 1] are refused, a different sample step is
@@ -118,7 +119,7 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
-    name = _prediction_name(model_dir)           # a bad model is reported before the well is read
+    name, unit = _prediction_name(model_dir)     # a bad model is reported before the well is read
     found = []
 
     def report(check, notes):
@@ -130,13 +131,16 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
 
     row = predict_file(model_dir, data, out, depth_range=depth, overwrite=True, on_check=report, **checks)
     click.echo(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
-               f"({name}, mD); {found[0].summary(name.removesuffix('_PRED'))}")
+               f"({name}, {unit or 'no unit'}); {found[0].summary(name.removesuffix('_PRED'))}")
 
 
-def _prediction_name(model_dir) -> str:
+def _prediction_name(model_dir) -> tuple:
+    """``("KLOGH_PRED", "mD")``: the prediction curve of the model in ``model_dir`` and its unit."""
+    from ..wells.checks import target_unit
     from ..wells.prediction import load_predictor
 
-    return f"{load_predictor(model_dir)[0].target_name}_PRED"
+    wm = load_predictor(model_dir)[0]
+    return f"{wm.target_name}_PRED", target_unit(getattr(wm, "training_data_", None))
 
 
 def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler,

@@ -81,7 +81,7 @@ def parse_aliases(specs: Iterable[str] | Mapping[str, str | Sequence[str]] | Non
             pairs.append((asked, used))
     out: dict[str, tuple[str, ...]] = {}
     for asked, used in pairs:
-        a, u = str(asked).strip().upper(), str(used).strip().upper()
+        a, u = curve_name(asked), curve_name(used)          # "POR=Por (%)" names the curve POR
         if not a or not u or a == u:
             raise InputError(f"alias {asked}={used} must name two different curves, e.g. PHIF=PHIE")
         if u not in out.get(a, ()):
