@@ -74,14 +74,15 @@ def input_names(inputs) -> list:
     """
     from ..data.units import curve_name
 
-    names = [curve_name(m) for item in inputs for m in str(item).split(",") if m.strip()]
+    typed = [m.strip() for item in inputs for m in str(item).split(",") if m.strip()]
+    names = [curve_name(m) for m in typed]
     if not names:
         raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
     unique = {}
-    for m in names:
-        unique.setdefault(m.upper(), m)
+    for m, t in zip(names, typed):
+        unique.setdefault(m, t)
     if len(unique) < len(names):
-        dup = next(m for i, m in enumerate(names) if m.upper() in {x.upper() for x in names[:i]})
+        dup = next(t for i, t in enumerate(typed) if names[i] in names[:i])
         raise click.UsageError(f"--inputs lists {dup} more than once; give each curve once, e.g. "
                                f"--inputs {' '.join(unique.values())}")
     return names
