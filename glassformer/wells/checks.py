@@ -99,11 +99,13 @@ def training_record(logs, inputs, target: str | None = None) -> dict:
 def target_unit(record: dict | None, *, log10: bool = False) -> str:
     """The unit of a model's predictions: its target's unit as the training files state it.
 
+    ``MD`` (as LAS files write millidarcy) is written ``mD``;
     ``"mD"`` for a model whose record names no target (saved before targets were recorded: those
     were permeability models); ``""`` when no training file states one.  With ``log10``: ``"log10 mD"``,
     ``"log10 %"``, ``"log10"`` for a unitless target.
     """
-    unit = "mD" if not record or "target" not in record else str(record["target"].get("unit") or "")
+    unit = "mD" if not record or "target" not in record else str(record["target"].get("unit") or "").strip()
+    unit = "mD" if unit.upper() == "MD" else unit          # LAS files write millidarcy MD
     return (f"log10 {unit}" if unit else "log10") if log10 else unit
 
 

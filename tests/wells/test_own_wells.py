@@ -221,7 +221,7 @@ def test_the_output_las_keeps_every_curve_of_the_well(model, las_writer, make_cu
     for m, (unit, values) in curves.items():
         np.testing.assert_allclose(las[m], values, atol=1e-6)
         assert las.curves[m].unit == unit
-    assert las.curves["KLOGH_PRED"].unit == "MD"                         # the target file's own unit
+    assert las.curves["KLOGH_PRED"].unit == "mD"                         # the target file's unit (MD: millidarcy)
     assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "inputs_pred.las"),
                  "--keep", "inputs"]) == 0
     only = lasio.read(str(folder / "inputs_pred.las"))
