@@ -20,7 +20,8 @@ from .options import (GreedyCommand, dataset_from_options, implied_d_model, inpu
               help="Whole wells on which the networks' early stopping is measured (default: the deepest 10 % of "
                    "each training interval).")
 @click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
-@click.option("--target", callback=target_name, default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, default=None,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
@@ -43,7 +44,8 @@ from .options import (GreedyCommand, dataset_from_options, implied_d_model, inpu
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
 @engine_options
 def compare(demo_name, data, manifest, train_depth, test_depth, test_data, aliases, units, depth_column, sheet,
-            validation_split, validation_data, inputs, target, log_target, window, stride, epochs, hidden_size, positional, wavelengths, n_seeds, out,
+            validation_split, validation_data, inputs, target, log_target, window, stride, epochs, hidden_size,
+            positional, wavelengths, n_seeds, out,
             overwrite, progress, jobs, scheduler):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 

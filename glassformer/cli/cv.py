@@ -6,7 +6,8 @@ import click
 
 from ..errors import InputError
 from ..parallel import engine_options
-from .options import DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, reading_options, report_dataset, target_name
+from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, reading_options, report_dataset,
+                      target_name)
 
 
 @click.command("cv", cls=GreedyCommand)
@@ -19,7 +20,8 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, 
               help=f"Interval of the wells: {DEPTH_SPEC_HELP}. Default: each well's whole valid log.")
 @click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW "
                                                              "(first = porosity).")
-@click.option("--target", callback=target_name, required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, required=True,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
@@ -47,7 +49,8 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, 
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_column, sheet, n_folds, window, stride, epochs, d_model, heads, layers,
+def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_column, sheet, n_folds, window, stride,
+       epochs, d_model, heads, layers,
        lr, hidden_size, lstm, validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
     """Cross-validate on blind wells: every well is predicted by models trained on the others.
 

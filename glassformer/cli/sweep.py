@@ -25,7 +25,8 @@ class SweepCommand(GreedyCommand):
 @click.option("--data", "data", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
               help="Training well file (.las or .csv); repeat for several wells.")
 @click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW.")
-@click.option("--target", callback=target_name, required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, required=True,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--train-depth", required=True, help="Training interval TOP:BASE (file depth unit, e.g. m).")

@@ -19,7 +19,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--inputs", required=True, multiple=True,
               help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (the first is taken as porosity for the "
                    "porosity-permeability baseline).")
-@click.option("--target", callback=target_name, default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
+@click.option("--target", callback=target_name, default=None,
+              help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
                                               "without --core).")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")

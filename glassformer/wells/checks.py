@@ -270,8 +270,8 @@ def check_fraction_range(log, names) -> None:
         if bad.any():
             hint = ("it looks like percent: convert it to a fraction, or state its unit with --unit "
                     f"{name}=%" if values.max() > 1.0 + FRACTION_TOLERANCE else "check the curve")
-            raise DataFileError(f"{_where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but {int(bad.sum())} of "
-                                f"{values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
+            raise DataFileError(f"{_where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but "
+                                f"{int(bad.sum())} of {values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
                                 f"{values.max():.4g}); {hint}")
 
 
