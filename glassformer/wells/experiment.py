@@ -23,6 +23,7 @@ from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .checks import target_unit
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel
+from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 from .tree_baselines import ensemble_settings_text
 
@@ -119,6 +120,10 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
+                           validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
+    if span is not None:
+        metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
     small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
     if small:                                   # under the report's headline, in the summary, and in config.json
         metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
@@ -137,6 +142,8 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if len(metrics["per_well"]) > 1:
         echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
     echo(metrics["verdict"])
+    for line in (metrics.get("validation_span") or {}).get("warnings", []):
+        echo(f"warning: {line}")
     if report:
         from ..report import write_report
 
