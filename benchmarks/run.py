@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python benchmarks/run.py --quick         # tiny sizes, one repetition (what CI runs; seconds)
     python benchmarks/run.py --case midsize --case translation --repeats 7
     python benchmarks/run.py --threads 1     # numpy's BLAS and PyTorch both on one thread
+    python benchmarks/run.py --case scaling --variant 1024   # one variant of a case
     python benchmarks/run.py --no-memory     # skip the memory subprocesses
 
 Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the chapter's
@@ -166,6 +167,8 @@ def _time_cases(args) -> tuple[list, list]:
         case = CASES[name]
         repeats = args.repeats or case.repeats[1 if args.quick else 0]
         for variant in case.variant_list(args.quick):
+            if args.variant and str(variant) not in args.variant:
+                continue
             label = _row_label(case, variant)
             print(f"[{label}] {case.title}: building, then {repeats} alternating repetition(s) ...", flush=True)
             runners = {fw: case.make(fw, variant, args.quick) for fw in case.frameworks}
@@ -292,6 +295,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="tiny sizes, one repetition (seconds)")
     p.add_argument("--case", action="append", choices=list(CASES), help="run only this case (repeatable)")
+    p.add_argument("--variant", action="append", help="run only this variant of the cases (e.g. 1024 for "
+                   "scaling T=1024, 16 for inference stride 16; repeatable)")
     p.add_argument("--repeats", type=int, default=None, help="timed repetitions per case (default per case)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads for numpy's BLAS and PyTorch alike (default: numpy's BLAS default)")
