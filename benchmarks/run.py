@@ -265,7 +265,7 @@ def run(args) -> int:
     print(f"  load average at start (1, 5, 15 min): {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}")
     print(f"  clock: {'CPU time of this process (process_time)' if args.threads == 1 else 'wall clock (perf_counter)'}")
     print(f"mode: {'quick' if args.quick else 'full'}", flush=True)
-    machine = roofline.measure_machine(quick=args.quick)
+    machine = roofline.measure_machine(quick=args.quick, clock=cases.CLOCK["clock"])
     print(roofline.machine_line(machine) + "\n", flush=True)
 
     results, checks = _time_cases(args)
