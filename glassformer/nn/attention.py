@@ -35,7 +35,8 @@ import numpy as np
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
 from . import functional as F
-from .attention_blocks import WEIGHTS_BUDGET, attention_blocks, attention_blocks_backward, choose_query_block
+from .attention_blocks import (WEIGHTS_BUDGET, attention_blocks, attention_blocks_backward, choose_query_block,
+                               head_mean_weights)
 from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
 from .masks import merge_masks
@@ -194,6 +195,9 @@ class MultiheadAttention(Module):
             self._save(groups=groups, x=x, q=q, k=k, v=v, A=A, keep=keep, fixed=weights is not None, U=U, O=out,
                        positions=pos, unbatched=unbatched, S=None if record is None else record["S"],
                        allowed=allowed, bias=bias, blocked=blocked, block=block, members=members)
+        if need_weights and A is None and average_attn_weights:       # blocks: the head mean within the budget too
+            returned = head_mean_weights(q, k, allowed, bias, self.scale, block=block, members=members)
+            return (out[0] if unbatched else out), (returned[0] if unbatched else returned)
         if need_weights and A is None:
             A = F.attention_weights(q, k, allowed, bias, self.scale, members=members)
         returned = self._returned_weights(A, keep, average_attn_weights, unbatched) if need_weights else None

@@ -19,7 +19,8 @@ import numpy as np
 from .functional import (attention_scale, attention_weights, key_bound, scaled_dot_product_attention,
                          scaled_dot_product_attention_backward, transposed)
 
-__all__ = ["WEIGHTS_BUDGET", "CACHE_BLOCK", "attention_blocks", "attention_blocks_backward", "choose_query_block"]
+__all__ = ["WEIGHTS_BUDGET", "CACHE_BLOCK", "attention_blocks", "attention_blocks_backward", "choose_query_block",
+           "head_mean_weights"]
 
 #: Default memory budget of one attention call's weights ``(batch, heads, L, S)``, in bytes (32 MiB):
 #: above it attention runs by blocks of queries.  At the budget a training step's weights, kept
@@ -94,3 +95,19 @@ def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=N
         dk += dk_b
         dv += dv_b
     return dq, dk, dv
+
+
+def head_mean_weights(q, k, allowed=None, bias=None, scale=None, *, block: int, members=False):
+    """The weights of :func:`~glassformer.nn.functional.attention_weights` averaged over the heads
+    (axis -3), formed by blocks of ``block`` queries: ``(..., L, S)`` without the ``(..., H, L, S)``
+    array.  Equals ``attention_weights(...).mean(axis=-3)`` up to rounding."""
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t = transposed(k, scale)                                 # (..., d, S)
+    k_bound = key_bound(k_t)
+    out = np.empty(q.shape[:-3] + (q.shape[-2], k.shape[-2]), dtype=q.dtype)     # (..., L, S)
+    for i in range(0, q.shape[-2], block):
+        b = slice(i, i + block)
+        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members,
+                              k_t=k_t, k_bound=k_bound)          # (..., H, block, S)
+        np.mean(A, axis=-3, out=out[..., b, :])
+    return out

@@ -157,3 +157,17 @@ def test_blocks_equal_the_kernel_at_once(B, H, L, S, d, block, dtype, mask, seed
     if mask == "fully_masked":
         row = np.flatnonzero(~allowed[0, 0].any(-1))
         assert np.all(got[0, :, row] == 0) and np.all(grads[0][0, :, row] == 0)
+
+
+def test_averaged_weights_by_blocks_equal_the_mean_of_every_weight_unbatched_and_masked():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((30, 8))                          # unbatched (L, E)
+    kpm = np.zeros(30, bool)
+    kpm[20:] = True
+    auto, plain = _pair(budget=2 * 30 * 8 * 4)                # blocks of 4 queries
+    out_a, w_a = auto(x, x, x, key_padding_mask=kpm)
+    out_p, w_p = plain(x, x, x, key_padding_mask=kpm)
+    assert auto._cache["blocked"] and w_a.shape == (30, 30)
+    np.testing.assert_allclose(out_a, out_p, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w_a, w_p, rtol=1e-12, atol=1e-14)
+    assert np.all(w_a[:, 20:] == 0)                           # padded keys get no weight
