@@ -28,8 +28,9 @@ __all__ = ["WEIGHTS_BUDGET", "CACHE_BLOCK", "attention_blocks", "attention_block
 #: benchmarks/RESULTS.md, "Round three").
 WEIGHTS_BUDGET = 32 * 2 ** 20
 
-#: Queries per block when blocking: the size a profile of the T = 1024 training step found
-#: fastest among 32..512 (each head's ``(block, S)`` slab of scores stays in the L2 cache).
+#: Queries per block when blocking: measured on the T = 1024 training step (batch 8, 4 heads,
+#: float32), blocks of 64 and 128 tie and 256 is 30% slower; 128 makes half the calls of 64, and
+#: each head's ``(128, 1024)`` float32 slab of scores (512 KiB) stays in the L2 cache.
 CACHE_BLOCK = 128
 
 
