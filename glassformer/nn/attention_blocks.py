@@ -10,6 +10,10 @@ queries at a time, keep no weights, and form each block's weights again in backw
 whole.  :class:`~glassformer.nn.MultiheadAttention` uses them when its ``query_block`` is set,
 or by default (``query_block="auto"``) when :func:`choose_query_block` finds that the weights of
 one call would exceed the memory budget; its ``intermediates()`` still returns every weight.
+Both must equal the unblocked :func:`glassformer.nn.reference.attention` and
+:func:`glassformer.nn.reference.attention_backward` (tested; under ``kernels("reference")`` the
+reference attends to every query at once).  :func:`head_mean_weights` equals
+``reference.attention``'s weights averaged over the heads.
 """
 
 from __future__ import annotations
