@@ -19,19 +19,7 @@ from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug, with_comparison_settings
 from .tables import format_comparison_table, format_per_well_table, verdict
 
-__all__ = ["cross_validate", "well_model_settings"]
-
-
-def well_model_settings(wm) -> dict:
-    """A WellModel's settings as plain data (the estimators as their ``get_params()``), for fold tasks."""
-    from ..models import SequenceRegressor
-
-    params = wm.get_params()
-    params["model"] = (wm.model if wm.model is not None else SequenceRegressor()).get_params()
-    params["lstm"] = None if wm.lstm is None else wm.lstm.get_params()
-    params["inputs"] = list(wm.input_names)
-    params.pop("random_state")                    # each task's seed
-    return params
+__all__ = ["cross_validate"]
 
 
 def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), engine=None, title: str | None = None,
@@ -66,7 +54,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     scheme = "leave one well out" if n_folds is None else f"{n_folds} grouped folds (whole wells)"
     title = title or f"Blind-well cross-validation ({scheme}) over {len(logs)} wells"
     echo(f"{title}: {', '.join(names)}")
-    tasks = cv_tasks(logs, well_model_settings(wm), seeds, n_folds)
+    tasks = cv_tasks(logs, wm.spec(), seeds, n_folds)
     results = run_folds(tasks, engine, echo)
     unit_suffix = "log10_mD" if wm.log_target else "mD"
     summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
