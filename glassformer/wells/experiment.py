@@ -22,6 +22,7 @@ from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
+from .recommend import recommend_model
 from .tables import format_comparison_table, format_per_well_table, verdict
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
@@ -110,6 +111,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    metrics["recommendation"] = recommend_model(fitted, train_logs, val_logs, _unit(fitted))
     fitted.save(out / "model", overwrite=True)
     write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
                                             val_logs))
@@ -123,6 +125,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if len(metrics["per_well"]) > 1:
         echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
     echo(metrics["verdict"])
+    echo(metrics["recommendation"]["text"])
     if report:
         from ..report import write_report
 
