@@ -34,7 +34,7 @@ __all__ = ["BLEND", "BLEND_WEIGHTS", "MEAN", "MeanBaseline", "PorosityPermeabili
 TRANSFORM = "porosity-permeability transform"
 MEAN = "training mean"
 #: The blend's name, and its weights, fixed a priori (never fitted, never chosen on test data).
-BLEND = "blend: transformer + gradient boosting"
+BLEND = "transformer/boosting blend"
 BLEND_WEIGHTS = {"transformer": 0.5, "gradient boosting": 0.5}
 
 

@@ -62,7 +62,7 @@ COLUMN = {"transformer": "transformer", "LSTM": "lstm", "random forest": "random
           "random forest + context": "random_forest_context", "gradient boosting": "gradient_boosting",
           "gradient boosting + context": "gradient_boosting_context",
           "porosity-permeability transform": "poro_perm_transform", "training mean": "training_mean",
-          BLEND: "blend_transformer_gradient_boosting"}
+          BLEND: "transformer_boosting_blend"}
 
 
 def evaluate_split(wm, logs, split: str):

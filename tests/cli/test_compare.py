@@ -52,7 +52,7 @@ def test_compare_command_on_a_real_volve_well(shared_data, tmp_path):
     assert rc == 0
     metrics = json.loads((out / "metrics.json").read_text())
     comp = metrics["comparison"]
-    assert comp["seeds"] == [42, 0] and set(comp["table"]) == MODELS | TREES
+    assert comp["seeds"] == [42, 0] and set(comp["table"]) == MODELS | TREES | {"transformer/boosting blend"}
     for name, row in comp["table"].items():
         for key in ("rmse", "mae", "r2", "train_s"):
             assert isinstance(row[key], float) and math.isfinite(row[key]), (name, key)

@@ -11,7 +11,7 @@ from glassformer.data import CoreTable, WellLog
 from glassformer.wells import WellModel, prepare_core_well, split_cores
 from glassformer.wells.core_scoring import baseline_predictions, score_roles
 from glassformer.wells.ensemble import prepare
-from glassformer.wells.trees import context_features
+from glassformer.wells.tree_baselines import TREE_BASELINE_NAMES
 
 
 def test_scores_use_only_the_plugs_of_the_role():
@@ -24,15 +24,6 @@ def test_scores_use_only_the_plugs_of_the_role():
     assert s["test"]["a"]["n"] == 2
     # b has no prediction at the last training plug: both models are scored on the one plug left
     assert s["train"]["a"]["n"] == s["train"]["b"]["n"] == 1 and s["train"]["a"]["rmse"] is None
-
-
-def test_context_features_by_hand():
-    log = WellLog(name="C", depth=np.arange(5.0), curves={"A": np.arange(5.0), "B": 10 + np.arange(5.0)})
-    F = context_features(log, ["A", "B"], context=1)
-    nan = np.nan
-    expected = np.array([[nan, nan, 0, 10, 1, 11], [0, 10, 1, 11, 2, 12], [1, 11, 2, 12, 3, 13],
-                         [2, 12, 3, 13, 4, 14], [3, 13, 4, 14, nan, nan]])
-    np.testing.assert_array_equal(F, expected)
 
 
 def _case():
@@ -63,7 +54,7 @@ def test_core_transform_is_fitted_on_core_pairs_and_applied_to_log_porosity_as_a
     np.testing.assert_allclose(preds["training mean"], train.mean())
     expected_klogh = np.r_[-3.0, 6 * phi[1:]]                     # KLOGH 0 mD -> the 0.001 mD floor
     np.testing.assert_allclose(preds["KLOGH (log-derived)"], expected_klogh, atol=1e-12)
-    assert set(preds) == {"random forest", "gradient boosting", "core poro-perm transform",
+    assert set(preds) == {*TREE_BASELINE_NAMES, "core poro-perm transform",     # the registry's four trees
                           "log poro-perm transform", "KLOGH (log-derived)", "training mean"}
     assert all(np.isfinite(v).all() for v in preds.values())
 
