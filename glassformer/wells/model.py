@@ -33,10 +33,9 @@ from ..data import WellLog
 from ..data.windows import contiguous_runs, make_windows, stitch_windows
 from ..errors import DataFileError, InputError, ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
-from ..models.persistence import model_location
-from .baselines import (BLEND, BLEND_WEIGHTS, MEAN, TRANSFORM, blend, blend_description, load_baseline,
-                        make_baselines)
+from .baselines import BLEND, BLEND_WEIGHTS, MEAN, TRANSFORM, blend, blend_description, make_baselines
 from .checks import training_record
+from .model_folder import plain_spec, read_baselines, read_lstm_beside, read_model, spec_arguments
 from .splits import choose_validation
 
 __all__ = ["WellModel", "BASELINE_NAMES", "BLEND", "with_seed"]
@@ -48,12 +47,14 @@ WELL_MODEL_VERSION = 4
 #: The baselines every prediction is reported beside, in table order.
 BASELINE_NAMES = (TRANSFORM, MEAN)
 
-#: The window regressors a specification may hold, by class name (what ``spec()`` records).
-_ESTIMATORS = {"SequenceRegressor": SequenceRegressor, "LSTMRegressor": LSTMRegressor}
-
-
 class WellModel(BaseEstimator):
     """Windows, scaling, a window regressor and the baselines for per-depth regression on wells.
+
+    A scikit-learn estimator: ``__init__`` only stores its arguments, ``get_params`` /
+    ``set_params`` (nested, e.g. ``model__d_model``) and ``sklearn.base.clone`` work, and
+    :meth:`fit` checks the settings.  Its specification is ``get_params()``; :meth:`spec` writes
+    it as plain data (what a model folder, a fold, a seed and a sweep task carry) and
+    :meth:`from_spec` reads it back whole.
 
     Parameters
     ----------
@@ -94,7 +95,8 @@ class WellModel(BaseEstimator):
     ----------
     model_, lstm_ : the fitted regressors (``lstm_`` is None without ``lstm``)
     x_scaler_ : MinMaxScaler of the inputs; y_scaler_ : StandardScaler of the (log) target
-    baselines_ : dict name -> fitted baseline (:data:`BASELINE_NAMES`, then the tree baselines)
+    baselines_ : dict name -> fitted baseline of the registry (:func:`glassformer.wells.baselines.make_baselines`:
+        the tree ensembles when ``tree_baselines``, then :data:`BASELINE_NAMES`)
     training_data_ : dict
         Depth unit, sample step, each input's unit and training range
         (:func:`glassformer.wells.checks.training_record`): what predictions are checked against.
@@ -134,17 +136,10 @@ class WellModel(BaseEstimator):
         """The specification as plain data: ``get_params(deep=False)`` with each estimator as
         ``{"class": name, "params": its get_params(deep=False)}`` (None stays None).
 
-        This is what a model folder, a cross-validation fold, a seed and a sweep task carry; 
+        This is what a model folder, a cross-validation fold, a seed and a sweep task carry;
         :meth:`from_spec` rebuilds the same unfitted model from it (``get_params`` equal).
         """
-        out = {}
-        for key, value in self.get_params(deep=False).items():
-            if isinstance(value, BaseEstimator):
-                value = {"class": type(value).__name__, "params": value.get_params(deep=False)}
-            elif isinstance(value, (list, tuple)):
-                value = list(value)
-            out[key] = value
-        return out
+        return plain_spec(self.get_params(deep=False))
 
     @classmethod
     def from_spec(cls, spec: dict) -> "WellModel":
@@ -155,17 +150,8 @@ class WellModel(BaseEstimator):
         ModelFileError
             An estimator of a class this package does not define, or parameters that do not fit.
         """
-        kw = dict(spec)
-        for key in ("model", "lstm"):
-            value = kw.get(key)
-            if isinstance(value, dict):
-                est = _ESTIMATORS.get(value.get("class"))
-                if est is None:
-                    raise ModelFileError(f"WellModel specification: {key} is a {value.get('class')!r}, not one of "
-                                         f"{', '.join(_ESTIMATORS)}")
-                kw[key] = est(**value["params"])
         try:
-            return cls(**kw)
+            return cls(**spec_arguments(spec))
         except TypeError as exc:
             raise ModelFileError(f"WellModel specification does not rebuild: {exc}") from None
 
@@ -201,11 +187,6 @@ class WellModel(BaseEstimator):
         """The target of ``log`` in model units (log10 mD when ``log_target``), NaN = missing."""
         y = np.asarray(log.curve(self.target_name), dtype=np.float64)
         return self._log.transform(y) if self.log_target else y
-
-    def porosity_and_target(self, logs) -> tuple[np.ndarray, np.ndarray]:
-        """The first input (porosity) and the target in model units, concatenated over ``logs``."""
-        phi = np.concatenate([np.asarray(g.curve(self.input_names[0]), dtype=np.float64) for g in logs])
-        return phi, np.concatenate([self.target_values(g) for g in logs])
 
     def windows(self, log: WellLog, *, stride: int, with_target: bool, pad_last: bool) -> list:
         """Scaled windows of every gap-free input run of ``log``.
@@ -459,12 +440,7 @@ class WellModel(BaseEstimator):
             No model there, a model saved without the well model's metadata, or a baseline file that
             is missing, damaged or holds a type that is not trusted (nothing is unpickled).
         """
-        model = SequenceRegressor.load(directory)
-        meta = (getattr(model, "extra_", None) or {})
-        meta = meta.get("well_model") or meta.get("pipeline")       # "pipeline": glassformer 0.1's name
-        if not meta:
-            raise ModelFileError(f"{directory}: the model has no well-model metadata (inputs, scalers); "
-                                 "it was not written by `glassformer train`")
+        model, meta = read_model(directory)
         if "spec" in meta:
             wm = cls.from_spec(meta["spec"])
         else:                                         # saved before the specification was recorded whole
@@ -473,10 +449,10 @@ class WellModel(BaseEstimator):
                      floor_mD=meta.get("floor_mD", 1e-3))
         wm.model_ = model
         wm.x_scaler_, wm.y_scaler_ = scaler_from_dict(meta["x_scaler"]), scaler_from_dict(meta["y_scaler"])
-        wm.baselines_ = _load_baselines(meta, model_location(directory, "WellModel.load"))
+        wm.baselines_ = read_baselines(meta, directory)
         wm.training_data_ = meta.get("training_data")       # None for models saved before it was recorded
         wm.validation_ = meta.get("validation")
-        wm.lstm_ = _load_lstm(directory)
+        wm.lstm_ = read_lstm_beside(directory)
         return wm
 
 
@@ -488,22 +464,3 @@ def with_seed(wm: WellModel, seed: int) -> WellModel:
         out.set_params(model=SequenceRegressor())
     out.set_params(random_state=seed, model__random_state=seed)
     return out.set_params(lstm__random_state=seed) if out.lstm is not None else out
-
-
-def _load_baselines(meta: dict, location: Path) -> dict:
-    """The fitted baselines of a model's metadata (version 4), or the transform and mean of older ones."""
-    folder = (location if location.is_dir() else location.parent) / "baselines"
-    if "baselines" in meta:
-        return {name: load_baseline(record, folder) for name, record in meta["baselines"].items()}
-    older = {TRANSFORM: {"kind": "transform", "log_target": meta["log_target"], "floor_mD": meta.get("floor_mD", 1e-3),
-                         "slope": meta["baseline_ppt"]["slope"], "intercept": meta["baseline_ppt"]["intercept"]},
-             MEAN: {"kind": "mean", "mean": meta["baseline_mean"]}}
-    return {name: load_baseline(record, folder) for name, record in older.items()}
-
-
-def _load_lstm(directory):
-    """The LSTM saved beside the model (``<model folder>_lstm``), or None."""
-    location = model_location(directory, "WellModel.load")
-    folder = location if location.is_dir() else location.parent
-    lstm_dir = folder.with_name(folder.name + "_lstm")
-    return LSTMRegressor.load(lstm_dir) if (lstm_dir / "model.npz").is_file() else None
