@@ -22,6 +22,7 @@ from .ensemble import fit_ensemble
 from .baselines import BLEND, blend
 from .evaluation import COLUMN
 from .model import WellModel
+from .recommend import recommendation
 
 __all__ = ["run_ensemble_experiment"]
 
@@ -114,7 +115,16 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
     scores = score_roles(yt, pt, {"test": np.isfinite(yt)})
     seconds = {**{k: v for k, v in first.fit_seconds_.items() if k != "transformer"},
                "transformer": float(sum(m["seconds"] for m in ens.info["members"]))}
+    if "gradient boosting" in seconds:
+        seconds[BLEND] = seconds["transformer"] + seconds["gradient boosting"]
     metrics = _metrics(title, wm, ens, scores, coverage_summary(y, q, masks, ens), seconds, test_logs, attribution)
+    validated = score_roles(yv, pv, {"validation": np.isfinite(yv)})["validation"]
+    where = " and ".join([*(["the validation wells " + ", ".join(g.name for g in validation_wells)]
+                            if validation_wells else []),
+                          *([f"the interval {validation_depth[0]:g}-{validation_depth[1]:g} of the training wells"]
+                            if validation_depth is not None else [])])
+    metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
+                                               "log10 mD" if wm.log_target else "mD")
     metrics["seconds_total"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
     write_json(out / "config.json", {"title": title, "well_model": first.to_dict(), "model": first.model_.get_params(),
@@ -129,6 +139,7 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
 
     for line in summary_lines(metrics):
         echo(line)
+    echo(metrics["recommendation"]["text"])
     if report:
         from ..report import write_report
 

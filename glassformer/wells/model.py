@@ -316,6 +316,8 @@ class WellModel(BaseEstimator):
             seconds[name] = time.perf_counter() - t0
         self.baselines_ = fitted
         self.fit_seconds_ = {**getattr(self, "fit_seconds_", {}), **seconds}
+        if all(n in self.fit_seconds_ for n in BLEND_WEIGHTS):   # the blend costs its members' fits
+            self.fit_seconds_[BLEND] = sum(self.fit_seconds_[n] for n in BLEND_WEIGHTS)
         return self
 
     # --- prediction ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import math
 from .evaluation import evaluate_split
 from .splits import choose_validation
 
-__all__ = ["recommend_model"]
+__all__ = ["recommend_model", "recommendation"]
 
 
 def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD") -> dict:
@@ -47,15 +47,22 @@ def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD") -> dict
         scored = copy.copy(wm)
         scored.fit_baselines(fit_logs)
     _, metrics = evaluate_split(scored, held, "validation")
-    rmse = {name: m["rmse"] for name, m in metrics.items()
-            if isinstance(m["rmse"], (int, float)) and math.isfinite(m["rmse"])}
+    return recommendation({name: m["rmse"] for name, m in metrics.items()}, how["method"], unit)
+
+
+def recommendation(rmse: dict, validation: str, unit: str = "log10 mD") -> dict:
+    """The model of lowest validation RMSE among ``rmse`` (name -> RMSE or None), in words.
+
+    Returns ``{"model", "validation_rmse", "validation", "text"}`` as :func:`recommend_model`.
+    """
+    rmse = {name: float(v) for name, v in rmse.items() if isinstance(v, (int, float)) and math.isfinite(v)}
     if not rmse:
-        return {"model": None, "validation_rmse": {}, "validation": how["method"],
+        return {"model": None, "validation_rmse": {}, "validation": validation,
                 "text": "No model is recommended: no model has a validation RMSE."}
     best = min(rmse, key=rmse.get)
     others = sorted((v, n) for n, v in rmse.items() if n != best)
     runner = f"; next, the {others[0][1]} with {others[0][0]:.3f}" if others else ""
     text = (f"Recommended model: the {best}, with the lowest RMSE on the validation data ({rmse[best]:.3f} {unit}"
-            f"{runner}); validation: {how['method']}, which no model was fitted on for this choice. "
+            f"{runner}); validation: {validation}, which no model was fitted on for this choice. "
             f"Write its curve with: glassformer predict --model RUN --use \"{best}\".")
-    return {"model": best, "validation_rmse": rmse, "validation": how["method"], "text": text}
+    return {"model": best, "validation_rmse": rmse, "validation": validation, "text": text}

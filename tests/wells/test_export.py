@@ -172,6 +172,9 @@ def test_an_ensemble_run_exports_its_trees_and_its_blend(run, capsys):
     out = root / "ensemble"
     assert main(["train", "--data", str(train), "--validation-data", str(val), "--test-data", str(test),
                  "--ensemble", "2", "--d-model", "4", "--heads", "1", "--out", str(out), *TINY]) == 0
+    rec = json.loads((out / "metrics.json").read_text())["recommendation"]
+    assert rec["model"] == min(rec["validation_rmse"], key=rec["validation_rmse"].get)
+    assert "15/9-T-3" in rec["validation"] and BLEND in rec["validation_rmse"]
     own = _own(out)
     for name, column in (("transformer", "transformer_P50"), ("gradient boosting", "gradient_boosting"),
                          (BLEND, COLUMN[BLEND])):
