@@ -41,7 +41,7 @@ from .splits import choose_validation
 __all__ = ["WellModel", "BASELINE_NAMES", "BLEND", "with_seed"]
 
 #: Metadata format stored in ``model.json["extra"]["well_model"]`` (4: the whole specification and every
-#: baseline, the tree ensembles in ``baselines/`` as skops files).
+#: baseline, the tree ensembles beside it as skops files).
 WELL_MODEL_VERSION = 4
 
 #: The baselines every prediction is reported beside, in table order.
@@ -420,13 +420,28 @@ class WellModel(BaseEstimator):
 
     def save(self, directory, overwrite: bool = True) -> Path:
         """Save the transformer with the well model's metadata into ``directory``, every baseline with it
-        (the tree ensembles as skops files in ``directory/baselines``, the others in the metadata), and
-        the LSTM beside it, in ``<directory>_lstm``, when one was trained.  Nothing is pickled."""
+        (the tree ensembles as skops files named by their content, the others in the metadata), and
+        the LSTM beside it, in ``<directory>_lstm``, when one was trained.  Nothing is pickled.
+
+        The tree files are written first under new names and ``model.json`` last, so a save that dies
+        halfway leaves the previous model as it was (the new files are removed again); files of an
+        earlier save that the new ``model.json`` no longer names are removed after it is written.
+        """
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
-        records = {name: b.save(folder / "baselines") for name, b in self.baselines_.items()}
-        meta = {"well_model": self.to_dict(records)}
-        path = self.model_.save(directory, overwrite=overwrite, extra=meta)
+        before = set(folder.glob("*.skops"))
+        try:
+            records = {name: b.save(folder) for name, b in self.baselines_.items()}
+            meta = {"well_model": self.to_dict(records)}
+            path = self.model_.save(directory, overwrite=overwrite, extra=meta)
+        except BaseException:
+            for f in set(folder.glob("*.skops")) - before:
+                f.unlink(missing_ok=True)
+            raise
+        named = {r["file"] for r in records.values() if "file" in r}
+        for f in before:
+            if f.name not in named:
+                f.unlink(missing_ok=True)
         if self.lstm_ is not None:
             self.lstm_.save(folder.with_name(folder.name + "_lstm"), overwrite=overwrite, extra=meta)
         return path

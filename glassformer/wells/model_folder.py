@@ -3,8 +3,8 @@
 A fitted :class:`~glassformer.wells.WellModel` is saved as one folder: the transformer's
 ``model.npz`` + ``model.json`` (the well model's metadata in ``model.json["extra"]["well_model"]``:
 the specification, the scalers, the training record and one record per baseline), the tree
-ensembles as skops files in ``baselines/`` (:mod:`glassformer.wells.tree_baselines`; their
-types checked against a trusted list, nothing unpickled) and the LSTM beside it in
+ensembles as skops files beside them, ``<name>.<digest>.skops`` (:mod:`glassformer.wells.tree_baselines`;
+their checksums and types checked against the record and a trusted list, nothing unpickled) and the LSTM beside it in
 ``<folder>_lstm``.  The specification is the estimator's ``get_params(deep=False)``, each
 window regressor written as ``{"class", "params"}``.
 """
@@ -88,7 +88,7 @@ def read_baselines(meta: dict, directory) -> dict:
     ModelFileError
         A baseline file missing, damaged, changed since it was saved, or holding an untrusted type.
     """
-    folder = _folder(directory) / "baselines"
+    folder = _folder(directory)
     if "baselines" in meta:
         return {name: load_baseline(record, folder) for name, record in meta["baselines"].items()}
     older = {TRANSFORM: {"kind": "transform", "log_target": meta["log_target"], "floor_mD": meta.get("floor_mD", 1e-3),

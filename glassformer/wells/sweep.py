@@ -246,8 +246,8 @@ def score_chosen(out, result: dict, test_logs: Sequence) -> dict:
     row = result["rows"][result["chosen"]]
     source = Path(row["model_dir"])
     for folder in (source, source.with_name(source.name + "_lstm")):
-        for f in sorted([*folder.glob("model.*"), *folder.glob("baselines/*")]) if folder.is_dir() else ():
-            target = Path(out) / ("model" if folder == source else "model_lstm") / f.relative_to(folder)
+        for f in sorted([*folder.glob("model.*"), *folder.glob("*.skops")]) if folder.is_dir() else ():
+            target = Path(out) / ("model" if folder == source else "model_lstm") / f.name
             target.parent.mkdir(parents=True, exist_ok=True)
             io.atomic_write_bytes(target, f.read_bytes())
     wm = load_fitted(source)

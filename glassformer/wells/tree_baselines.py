@@ -197,16 +197,20 @@ class TreeBaseline:
         return text
 
     def save(self, folder) -> dict:
-        """Write the fitted ensemble to ``folder/<name>.skops`` (skops, no pickle); returns its JSON record."""
+        """Write the fitted ensemble to ``folder/<name>.<digest>.skops`` (skops, no pickle); returns its JSON record.
+
+        The file is named by its content (the first 12 hex digits of its SHA-256), so a new save never
+        replaces the file an earlier, still valid ``model.json`` points to.
+        """
         if not hasattr(self, "estimator_"):
             raise NotReadyError(f"{self.name}: call fit() first")
-        file = self.name.replace(" + ", "_").replace(" ", "_") + ".skops"
         data = skops.io.dumps(self.estimator_)
+        digest = hashlib.sha256(data).hexdigest()
+        file = f"{self.name.replace(' + ', '_').replace(' ', '_')}.{digest[:12]}.skops"
         Path(folder).mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(Path(folder) / file, data)
         return {"kind": "tree", "ensemble": self.ensemble, "context_window": self.context_window,
-                "random_state": self.random_state, "n": self.n_, "file": file,
-                "sha256": hashlib.sha256(data).hexdigest()}
+                "random_state": self.random_state, "n": self.n_, "file": file, "sha256": digest}
 
     @classmethod
     def load(cls, record: dict, folder) -> "TreeBaseline":

@@ -128,14 +128,14 @@ def test_a_tampered_tree_file_is_refused(run, tmp_path, capsys):
     _, out, _, test, _ = run
     copy = tmp_path / "run"
     shutil.copytree(out, copy)
-    file = copy / "model" / "baselines" / "gradient_boosting.skops"
+    (file,) = (copy / "model").glob("gradient_boosting.*.skops")
     data = bytearray(file.read_bytes())
     data[len(data) // 2] ^= 0xFF
     file.write_bytes(bytes(data))
     with pytest.raises(ModelFileError, match="checksum differs"):
         WellModel.load(copy)
     assert main(["predict", "--model", str(copy), "--data", str(test), "--out", str(tmp_path / "p.csv")]) == 2
-    assert "gradient_boosting.skops" in capsys.readouterr().err
+    assert file.name in capsys.readouterr().err
 
 
 class Untrusted:
@@ -148,7 +148,7 @@ class Untrusted:
 def test_a_file_holding_an_untrusted_type_is_refused_before_anything_is_built(tmp_path):
     (tmp_path / "random_forest.skops").write_bytes(skops.io.dumps(Untrusted()))
     record = {"kind": "tree", "ensemble": "random forest", "context_window": None, "random_state": 0, "n": 1,
-              "file": "random_forest.skops"}                     # no checksum: the type check alone must refuse
+              "file": "random_forest.skops"}                      # no checksum: the type check alone must refuse
     with pytest.raises(ModelFileError, match="not trusted.*Untrusted"):
         TreeBaseline.load(record, tmp_path)
 
@@ -184,3 +184,20 @@ def test_an_ensemble_run_exports_its_trees_and_its_blend(run, capsys):
         got = pd.read_csv(dest).set_index("DEPTH")["KLOGH_PRED_LOG10"]
         np.testing.assert_allclose(got.loc[own.index].to_numpy(), own[f"{column}_log10_mD"].to_numpy(), rtol=1e-5,
                                    atol=1e-6, equal_nan=True, err_msg=name)
+
+
+def test_a_second_save_keeps_only_the_files_its_model_json_names(run, tmp_path):
+    _, out, train, _, _ = run
+    from glassformer.data import read_well
+
+    wm = WellModel.load(out)
+    wm.save(tmp_path / "model")
+    first = sorted(p.name for p in (tmp_path / "model").glob("*.skops"))
+    assert len(first) == 4
+    wm.fit_baselines([read_well(train).interval(1000.0, 1060.0)])      # other trees, other files
+    wm.save(tmp_path / "model")
+    second = sorted(p.name for p in (tmp_path / "model").glob("*.skops"))
+    assert len(second) == 4 and not set(first) & set(second)
+    back = WellModel.load(tmp_path / "model")
+    X = read_well(train).matrix(["PHIF", "VSH", "SW"])
+    np.testing.assert_array_equal(back.baselines_["random forest"].predict(X), wm.baselines_["random forest"].predict(X))
