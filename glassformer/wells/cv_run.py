@@ -114,7 +114,7 @@ def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attributio
 
 def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
     cfg = {"title": title, "command": "cv", "scheme": "LeaveOneGroupOut" if n_folds is None else
-           f"GroupKFold(n_splits={n_folds})", "seeds": list(seeds), "well_model": _settings_text(wm),
+           f"GroupKFold(n_splits={n_folds})", "seeds": list(seeds), "well_model": _settings(wm),
            "model": (wm.model.get_params() if wm.model is not None else {}),
            "wells": [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1]),
                       "depth_unit": g.depth_unit} for g in logs],
@@ -123,9 +123,9 @@ def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
     return with_comparison_settings(cfg, wm, wm.lstm, config, attribution)
 
 
-def _settings_text(wm) -> dict:
-    return {"inputs": list(wm.input_names), "target": wm.target_name, "log_target": bool(wm.log_target),
-            "floor_mD": float(wm.floor_mD), "window": int(wm.window), "stride": wm.stride, "positions": wm.positions}
+def _settings(wm) -> dict:
+    """The well model's specification without its estimators (the config holds those as ``model`` and ``lstm``)."""
+    return {k: v for k, v in wm.spec().items() if k not in ("model", "lstm")}
 
 
 def _figures(out, summary, rows, wm, logs, title) -> None:
