@@ -13,6 +13,8 @@ name                     what it is
 ``WellModel``            the well-log job: logs in, a permeability log out, with baselines
 ``read_well``            a LAS or CSV well as a :class:`~glassformer.data.WellLog`
 ``gradcheck``            central finite differences for any module's backward
+``kernels``              ``with kernels("reference"):`` runs the chapter's plain equations
+                         (:mod:`glassformer.nn.reference`) instead of the fast kernels
 ``nn``                   the layers, each with a hand-written backward
 =======================  ===================================================================
 
@@ -24,6 +26,7 @@ from importlib import import_module
 
 from . import errors, nn
 from .gradcheck import GradcheckReport, gradcheck
+from .nn.tiers import active_kernels, kernels
 
 __version__ = "0.1.0"
 
@@ -31,8 +34,8 @@ __version__ = "0.1.0"
 _LAZY = {"SequenceRegressor": "glassformer.models", "LSTMRegressor": "glassformer.models",
          "WellModel": "glassformer.wells", "read_well": "glassformer.data"}
 
-__all__ = ["GradcheckReport", "LSTMRegressor", "SequenceRegressor", "WellModel", "errors", "gradcheck", "nn",
-           "read_well", "__version__"]
+__all__ = ["GradcheckReport", "LSTMRegressor", "SequenceRegressor", "WellModel", "active_kernels", "errors",
+           "gradcheck", "kernels", "nn", "read_well", "__version__"]
 
 
 def __getattr__(name: str):

@@ -1,17 +1,18 @@
 """The ``glassformer`` command line: one small click module per command, each calling the library.
 
-========  ==================================================================
-command   module
-========  ==================================================================
-demo      :mod:`.demo` (the demonstrations, found through an entry point)
-train     :mod:`.train`
-predict   :mod:`.predict`
-compare   :mod:`.compare`
-cv        :mod:`.cv` (blind-well cross-validation)
-sweep     :mod:`.sweep`
-report    :func:`glassformer.report.report_command`
-check     :func:`glassformer.selftest.check_command`
-========  ==================================================================
+==========  ========================================================================
+command     module
+==========  ========================================================================
+demo        :mod:`.demo` (the demonstrations, found through an entry point)
+train       :mod:`.train`
+core-match  :mod:`.core_match` (per-run depth shifts of a core table, on their own)
+predict     :mod:`.predict`
+compare     :mod:`.compare`
+cv          :mod:`.cv` (blind-well cross-validation)
+sweep       :mod:`.sweep`
+report      :func:`glassformer.report.report_command`
+check       :func:`glassformer.selftest.check_command`
+==========  ========================================================================
 
 User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
 and one line on stderr; ``--debug`` shows the traceback.
@@ -78,13 +79,14 @@ def _register_commands() -> None:
     from ..selftest import check_command
     from ..report import report_command
     from .compare import compare
+    from .core_match import core_match
     from .cv import cv
     from .demo import demo
     from .predict import predict
     from .sweep import sweep
     from .train import train
 
-    for command in (demo, train, predict, compare, cv, sweep, report_command, check_command):
+    for command in (demo, train, core_match, predict, compare, cv, sweep, report_command, check_command):
         cli.add_command(command)
 
 

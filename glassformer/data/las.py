@@ -1,9 +1,17 @@
 """LAS files, read and written through lasio: :func:`read_las` and :func:`write_las`.
 
-lasio parses; this module decides which section lasio reads (see
-:mod:`glassformer.data.las_sections`), checks what it returns and turns every problem into one
-clear :class:`~glassformer.errors.DataFileError` naming the file, and the curve, line or depth.
-What is read and what is refused is listed in :func:`read_las`.
+lasio parses, with its own read policy (its comma-decimal-mark substitution) and its own choice
+of parser (NumPy's for unwrapped data, its own for wrapped).  Around it, glassformer keeps what
+lasio 0.32 does not do (see :mod:`glassformer.data.las_sections`): choosing the one data section
+of a LAS 3.0 file (lasio matches LAS 3.0 section names case-sensitively and reads every ~A or
+~Log_Data section into the same curves, the last one winning) and checking every data row's
+width, so that a damaged row is reported by its line instead of being repaired or shifted.  The
+text is decoded as the CSV reader decodes it (:mod:`glassformer.data.parsing`): without chardet,
+lasio guesses an encoding from the first line and reads UTF-16 and UTF-8 files wrongly; with
+chardet, it takes some Latin-1 files for code page 437.  Then this module checks the ``LASFile``
+lasio returns and turns every problem into one clear :class:`~glassformer.errors.DataFileError`
+naming the file, and the curve, line or depth.  What is read and what is refused is listed in
+:func:`read_las`.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import lasio
 import numpy as np
 
 from ..errors import DataFileError, DepthError, InputError, ShapeError
@@ -48,21 +57,22 @@ def _quiet_lasio():
         logger.setLevel(level)
 
 
-def _lasio_read(text: str, source: Path, wrapped: bool):
-    import lasio  # imported here so `import glassformer` stays light
+#: lasio's read policy: its comma-decimal-mark substitution (``123,45`` is 123.45).  Its run-on
+#: repairs are left out: they turn ``7.02.3`` into two NaN and split ``0.2-999.25`` in two, which
+#: would read a damaged row as data; such a row is reported (see :mod:`.las_sections`).
+READ_POLICY = ("comma-decimal-mark",)
 
+
+def _lasio_read(text: str, source: Path):
     try:
-        with _quiet_lasio():
-            return lasio.read(
-                io.StringIO(text), read_policy=(), engine="normal" if wrapped else "numpy",
-                ignore_header_errors=False,
-            )
+        with _quiet_lasio():  # lasio picks its engine: numpy's parser, its own for wrapped files
+            return lasio.read(io.StringIO(text), read_policy=READ_POLICY, ignore_header_errors=False)
     except Exception as exc:  # lasio raises a variety of types; report them all as file errors
         msg = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise DataFileError(f"{source}: lasio could not read the file: {msg}") from None
 
 
-def _columns(las, layout: LasLayout, source: Path, row_label, null_values) -> tuple[dict, dict]:
+def _columns(las, source: Path, row_label, null_values) -> tuple[dict, dict]:
     """Numeric curves (NaN where missing) and the text curves left out, both by mnemonic.
 
     A curve is text when none of its values is a number (clock times, dates, formation names);
@@ -75,7 +85,7 @@ def _columns(las, layout: LasLayout, source: Path, row_label, null_values) -> tu
         if data.dtype.kind in "fiu":
             values = data.astype(np.float64)
         else:
-            values, bad = parse_numbers(data, comma_decimal=layout.delimiter != "COMMA")
+            values, bad = parse_numbers(data)
             if bad.any() and np.isnan(values).all():
                 text[item.mnemonic] = f"it holds text such as {str(data[np.flatnonzero(bad)[0]]).strip()!r}"
                 continue
@@ -156,11 +166,12 @@ def read_las(path, *, null_values: Sequence[float] = DEFAULT_NULL_VALUES) -> Wel
     What is read: LAS 1.2/2.0 and LAS 3.0 with one data section (the log data section of a
     file that also holds core, tops or other LAS 3.0 data sets, or a file's only data section;
     see :mod:`glassformer.data.las_sections`); SPACE-, TAB- or COMMA-delimited rows (LAS 3.0's
-    DLM); a comma decimal mark (``123,45``) in files whose fields are not separated by commas;
-    the missing-value markers of :mod:`glassformer.data.parsing` (``(null)``, ``-``, ``NA``, ...).
-    With ``WRAP NO`` every data line must hold one value per curve; with ``WRAP YES`` the values
-    are read as a stream of depth steps.  Nothing is guessed: lasio's repairs of run-together
-    numbers are off, so such a row is reported.
+    DLM); a comma decimal mark between digits (``123,45``; lasio's ``comma-decimal-mark`` read
+    policy) in files whose fields are not separated by commas; the missing-value markers of
+    :mod:`glassformer.data.parsing` (``(null)``, ``-``, ``NA``, ...).  With ``WRAP NO`` every data
+    line must hold one value per curve; with ``WRAP YES`` the values are read as a stream of depth
+    steps.  Nothing is guessed: lasio's run-on read policies, which repair run-together numbers,
+    are not used, so such a row is reported.
 
     Raises
     ------
@@ -177,7 +188,7 @@ def read_las(path, *, null_values: Sequence[float] = DEFAULT_NULL_VALUES) -> Wel
     source, text = read_text(path)
     layout = scan_las(text, source)
     wrapped = check_layout(layout, source)
-    las = _lasio_read(layout.text_for_lasio(text), source, wrapped)
+    las = _lasio_read(layout.text_for_lasio(text), source)
     return _well_log(las, layout, source, _row_labels(layout, wrapped), null_values)
 
 
@@ -185,7 +196,7 @@ def _well_log(las, layout: LasLayout, source: Path, row_label, null_values) -> W
     """The WellLog of what lasio read: numeric curves checked, depth chosen and sorted."""
     if len(las.curves) == 0 or las.data.size == 0:
         raise DataFileError(f"{source}: no data rows in the {layout.data_label} section")
-    numbers, text_curves = _columns(las, layout, source, row_label, null_values)
+    numbers, text_curves = _columns(las, source, row_label, null_values)
     k = _depth_curve(las, numbers, text_curves, source)
     depth_item = las.curves[k]
     depth_unit = depth_unit_from_string(depth_item.unit, str(source))

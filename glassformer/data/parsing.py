@@ -6,7 +6,8 @@ A well file is text: UTF-8 (a byte-order mark allowed), UTF-16 (with a byte-orde
 without one when the NUL bytes of ASCII text give the byte order away), else Latin-1, which maps
 every byte, so a vendor header with a stray degree sign stays readable (a non-UTF-8 byte inside a
 number then shows up as text in a numeric column and is reported there).  Any other file holding
-NUL bytes is binary and refused.
+NUL bytes is binary and refused.  The LAS reader hands lasio this text rather than letting lasio
+guess the encoding (see :mod:`glassformer.data.las`).
 
 Missing values
 --------------
@@ -54,8 +55,6 @@ MISSING_TOKENS: frozenset[str] = frozenset(
 )
 
 _DASHES = re.compile(r"^-+$")
-# A number with a comma as decimal mark: one comma, digits on both sides, no point.
-_COMMA_DECIMAL = re.compile(r"^([-+]?\d*),(\d+(?:[eE][-+]?\d+)?)$")
 
 
 def decode_text(raw: bytes) -> str | None:
@@ -105,15 +104,13 @@ def read_text(path) -> tuple[Path, str]:
     return p, text
 
 
-def parse_numbers(tokens, *, comma_decimal: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def parse_numbers(tokens) -> tuple[np.ndarray, np.ndarray]:
     """Convert text values to float64.
 
     Parameters
     ----------
     tokens : sequence of str, shape (n,)
         The values as written.
-    comma_decimal : bool, default False
-        Also read ``123,45`` as 123.45 (for files whose fields cannot be separated by commas).
 
     Returns
     -------
@@ -126,8 +123,6 @@ def parse_numbers(tokens, *, comma_decimal: bool = False) -> tuple[np.ndarray, n
 
     cells = pd.Series(np.asarray(tokens, dtype=object), dtype=object).astype(str).str.strip()
     missing = (cells.str.upper().isin(MISSING_TOKENS) | cells.str.match(_DASHES)).to_numpy()
-    if comma_decimal:
-        cells = cells.str.replace(_COMMA_DECIMAL, r"\1.\2", regex=True)
     values = pd.to_numeric(cells.where(~missing), errors="coerce").to_numpy(dtype=np.float64)
     return values, ~missing & np.isnan(values)
 

@@ -17,7 +17,7 @@ import warnings
 from typing import Callable, Iterator
 
 from ..errors import ClusterError, MissingDependencyError
-from .engine import Engine, TaskOutcome, check_jobs, failed_outcome
+from .engine import Engine, TaskOutcome, available_cores, check_jobs, failed_outcome
 
 __all__ = ["DaskEngine", "import_distributed"]
 
@@ -114,8 +114,6 @@ class DaskEngine(Engine):
         return self
 
     def _start_local(self, distributed) -> None:
-        from .engine import available_cores
-
         import dask
 
         n = self.local_workers or available_cores()
@@ -187,11 +185,6 @@ class DaskEngine(Engine):
         if self._client is None:
             return self.local_workers or 0
         return len(self._client.scheduler_info()["workers"])
-
-    @property
-    def scheduler_address(self) -> str | None:
-        """The scheduler's ``tcp://`` address (a local cluster's once started), or None."""
-        return self._client.scheduler.address if self._client is not None else self.address
 
     def describe(self) -> str:
         which = f"Dask cluster at {self.address}" if self.address else "Dask LocalCluster on 127.0.0.1"

@@ -177,13 +177,6 @@ class Engine:
         self.blas_threads = blas_threads
 
     # ----- lifecycle
-    @classmethod
-    def from_options(cls, jobs: int | None = None, scheduler: str | None = None, **options) -> "Engine":
-        """The engine for ``jobs``/``scheduler`` (see :func:`glassformer.parallel.make_engine`), started."""
-        from .factory import make_engine
-
-        return make_engine(jobs=jobs, scheduler=scheduler, **options)
-
     def start(self) -> "Engine":
         """Acquire workers (a no-op here); returns ``self``."""
         return self

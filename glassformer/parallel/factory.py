@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
+from .cluster import DaskEngine
 from .engine import Engine, SerialEngine, check_jobs
+from .pool import JoblibEngine
 
 __all__ = ["make_engine", "parse_scheduler"]
 
@@ -77,11 +79,7 @@ def make_engine(jobs: int | None = None, scheduler: str | None = None, *, blas_t
     if scheduler is None:
         if jobs is None or jobs == 1:
             return SerialEngine(blas_threads=blas_threads)
-        from .pool import JoblibEngine
-
         return JoblibEngine(jobs, blas_threads=blas_threads)
-    from .cluster import DaskEngine
-
     if scheduler == "local":
         return DaskEngine(None, n_workers=jobs, blas_threads=blas_threads, connect_timeout=connect_timeout).start()
     if jobs is not None:

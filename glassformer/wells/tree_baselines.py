@@ -41,8 +41,8 @@ from ..data.windows import contiguous_runs
 from ..errors import InputError, ModelFileError, NotReadyError
 from ..io import atomic_write_bytes
 
-__all__ = ["ENSEMBLE_SETTINGS", "TREE_BASELINE_NAMES", "TreeBaseline", "ensemble_settings_text", "rolling_context",
-           "tree_baselines"]
+__all__ = ["ENSEMBLE_SETTINGS", "NEIGHBOURS", "TREE_BASELINE_NAMES", "TreeBaseline", "context_features",
+           "ensemble_settings_text", "rolling_context", "tree_baselines"]
 
 #: The fixed settings of each ensemble (scikit-learn estimator name, keyword arguments).
 ENSEMBLE_SETTINGS = {
@@ -103,6 +103,28 @@ def rolling_context(X, window: int) -> np.ndarray:
         out[a:b, k:2 * k] = rolling.mean().to_numpy()
         out[a:b, 2 * k:] = np.sqrt(np.maximum(rolling.var(ddof=0).to_numpy(), 0.0))  # round-off can dip below 0
     return out
+
+
+#: Samples on either side of a depth whose inputs :func:`context_features` adds (0.6 m at a half-foot step).
+NEIGHBOURS = 4
+
+
+def context_features(log, inputs, context: int = NEIGHBOURS) -> np.ndarray:
+    """Inputs at each depth and its ``context`` neighbours either side: ``(n_samples, n_inputs * (2 context + 1))``.
+
+    Column ``j * n_inputs + i`` holds input ``i`` at offset ``j - context`` samples (NaN off the log).
+    The features of the core run's quantile baseline (the registry's trees use :func:`rolling_context`).
+    """
+    X = log.matrix(list(inputs)).astype(np.float64)                       # (n, n_inputs)
+    n = X.shape[0]
+    cols = []
+    for offset in range(-context, context + 1):
+        shifted = np.full_like(X, np.nan)                                  # (n, n_inputs)
+        src = slice(max(0, offset), n + min(0, offset))
+        dst = slice(max(0, -offset), n - max(0, offset))
+        shifted[dst] = X[src]
+        cols.append(shifted)
+    return np.concatenate(cols, axis=1)                                    # (n, n_inputs * (2c + 1))
 
 
 class TreeBaseline:

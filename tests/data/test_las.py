@@ -102,6 +102,12 @@ def test_utf16_and_bom_files_read_like_utf8(tmp_path, encoding):
 def test_comma_decimal_marks_in_space_delimited_rows(tmp_path):
     log = read_las(_las(tmp_path, CURVES + "~A\n100,0 0,25 12,5\n100.5 0.30 7\n"))
     np.testing.assert_array_equal(_as_matrix(log), [[100.0, 0.25, 12.5], [100.5, 0.30, 7.0]])
+    log = read_las(_las(tmp_path, CURVES + "~A\n100 123,42 -0,5\n101 1,5E-3 1\n", name="more.las"))
+    np.testing.assert_array_equal(_as_matrix(log), [[100.0, 123.42, -0.5], [101.0, 1.5e-3, 1.0]])
+    for i, value in enumerate(["1,234,5", "1.234,5", ",25"]):   # a thousands separator is never guessed
+        bad = _las(tmp_path, CURVES + f"~A\n100 0.1 1\n101 {value} 2\n", name=f"bad{i}.las")
+        with pytest.raises(DataFileError, match=rf"bad{i}\.las: curve PHIF holds non-numeric value '\S+' at depth step 2"):
+            read_las(bad)
 
 
 def test_missing_value_markers_are_nan_and_other_text_is_refused(tmp_path):

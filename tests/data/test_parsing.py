@@ -45,8 +45,3 @@ def test_parse_numbers_markers_and_bad_values():
     assert bad.tolist() == [False] * 13 + [True, True]   # "abc" and "1,5" (no comma decimals asked)
     assert {"", "NA", "(NULL)", "ERR"} <= MISSING_TOKENS
 
-
-def test_parse_numbers_comma_decimal_mark():
-    values, bad = parse_numbers(["123,42", "-0,5", ",25", "1,5E-3", "1,234,5", "1.234,5"], comma_decimal=True)
-    np.testing.assert_array_equal(values[:4], [123.42, -0.5, 0.25, 1.5e-3])
-    assert bad.tolist() == [False] * 4 + [True, True]   # a thousands separator is never guessed

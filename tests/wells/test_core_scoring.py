@@ -11,7 +11,7 @@ from glassformer.data import CoreTable, WellLog
 from glassformer.wells import WellModel, prepare_core_well, split_cores
 from glassformer.wells.core_scoring import baseline_predictions, score_roles
 from glassformer.wells.ensemble import prepare
-from glassformer.wells.tree_baselines import TREE_BASELINE_NAMES
+from glassformer.wells.tree_baselines import TREE_BASELINE_NAMES, context_features
 
 
 def test_scores_use_only_the_plugs_of_the_role():
@@ -24,6 +24,15 @@ def test_scores_use_only_the_plugs_of_the_role():
     assert s["test"]["a"]["n"] == 2
     # b has no prediction at the last training plug: both models are scored on the one plug left
     assert s["train"]["a"]["n"] == s["train"]["b"]["n"] == 1 and s["train"]["a"]["rmse"] is None
+
+
+def test_context_features_by_hand():
+    log = WellLog(name="C", depth=np.arange(5.0), curves={"A": np.arange(5.0), "B": 10 + np.arange(5.0)})
+    F = context_features(log, ["A", "B"], context=1)
+    nan = np.nan
+    expected = np.array([[nan, nan, 0, 10, 1, 11], [0, 10, 1, 11, 2, 12], [1, 11, 2, 12, 3, 13],
+                         [2, 12, 3, 13, 4, 14], [3, 13, 4, 14, nan, nan]])
+    np.testing.assert_array_equal(F, expected)
 
 
 def _case():
