@@ -181,10 +181,11 @@ def _run_column(path, option: str):
 def run_core_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
                      echo=click.echo) -> None:
     """``train --core``: read the well and the core table, then :func:`run_core_experiment` into ``opts['out']``."""
-    from ..data import common_depth_unit, read_core, read_well
+    from ..data import common_depth_unit, read_core
     from ..data.volve import ATTRIBUTION, is_volve
     from ..wells import WellModel, run_core_experiment
-    from .options import parse_interval
+    from ..wells.checks import check_wells
+    from .options import parse_interval, read_user_wells
 
     if len(opts["data"]) != 1:
         raise InputError(f"--core: give the cored well as one --data file (got {len(opts['data'])}); other wells go "
@@ -193,9 +194,13 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
         if opts.get(name):
             raise InputError(f"--{name.replace('_', '-')} is not used with --core (the target is --core-target, "
                              "the held-out plugs are --test-cores or --test-depth)")
-    log = read_well(opts["data"][0])
-    pre = [read_well(p) for p in opts["pretrain_data"]]
+    cored = read_user_wells(opts, opts["data"][:1])
+    if len(cored) != 1:
+        raise InputError(f"--core: {opts['data'][0]} holds {len(cored)} sheets; name the cored well's with --sheet")
+    log, pre = cored[0], read_user_wells(opts, opts["pretrain_data"])
     common_depth_unit([log, *pre])
+    for line in check_wells([log], pre, names, window=window):        # as predict checks a well
+        echo(f"warning: {line}")
     porosity = None if str(opts["core_porosity"]).lower() == "none" else opts["core_porosity"]
     core = read_core(opts["core"], depth=opts["core_depth"], porosity=porosity, permeability=opts["core_target"],
                      run=_run_column(opts["core"], opts["core_run"]), porosity_unit=opts["core_porosity_unit"])
@@ -231,15 +236,17 @@ def _one_interval(values, option: str):
 def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundary, engine=None,
                          echo=click.echo) -> None:
     """``train --ensemble K`` without ``--core``: K transformers on the log target, calibrated on validation data."""
-    from ..data import read_well
     from ..data.volve import ATTRIBUTION, is_volve
     from ..wells import run_ensemble_experiment
-    from .options import parse_interval
+    from ..wells.checks import check_wells
+    from .options import parse_interval, read_user_wells
 
     if not (opts["test_data"] or opts["test_depth"]):
         raise InputError("--ensemble measures the coverage of its P10-P90 interval on held-out data: give "
                          "--test-data WELL or --test-depth TOP:BASE")
-    val_wells = [read_well(p) for p in opts["validation_data"]]
+    val_wells = read_user_wells(opts, opts["validation_data"])
+    for line in check_wells(train_logs, val_wells, [*wm.input_names, wm.target_name], window=wm.window):
+        echo(f"warning: {line}")
     val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
     validation = "the validation data given"
     if not val_wells and val_depth is None:          # as train: the deepest 10 % of each training interval

@@ -122,10 +122,11 @@ def _refuse_existing(manifest: Manifest, outputs: Sequence[Path]) -> None:
 
 def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
                resume: bool = False, overwrite: bool = False, flag_samples: Callable | None = None,
-               check: bool = True, aliases=(), depth_unit: str | None = None, use: str | None = None,
-               every: bool = False) -> dict:
+               check: bool = True, aliases=(), depth_unit: str | None = None, reading: dict | None = None,
+               resample: bool = False, keep: str = "all", use: str | None = None, every: bool = False) -> dict:
     """Check a batch and list its work, writing nothing (see :func:`run_batch` for the arguments;
-    ``use`` and ``every`` as :func:`~glassformer.wells.prediction.predict_file`).
+    ``reading``, ``resample``, ``keep``, ``use`` and ``every`` go to
+    :func:`~glassformer.wells.prediction.predict_file`).
 
     Returns
     -------
@@ -162,7 +163,7 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
     jobs = [{"model_dir": os.path.abspath(model_dir), "path": os.path.abspath(files[i]),
              "out_path": os.path.abspath(outputs[i]), "depth_range": depth_range, "overwrite": True,
              "flag_samples": flag_samples, "check": check, "aliases": list(aliases), "depth_unit": depth_unit,
-             "use": use, "every": bool(every)}
+             "reading": dict(reading or {}), "resample": resample, "keep": keep, "use": use, "every": bool(every)}
             for i in index]
     return {"files": files, "outputs": outputs, "rows": rows, "jobs": jobs, "index": index, "manifest": manifest}
 
