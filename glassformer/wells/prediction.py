@@ -147,7 +147,7 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None, *
     if every:
         for model, values in model_predictions(wm, log, None, ensemble).items():
             column = f"{name}_{COLUMN.get(model, model).upper()}"
-            added = _add_prediction(cols, units, column, values, wm.log_target)
+            added = _add_prediction(cols, units, column, values, wm)
             about.update({k: f"glassformer prediction, model {model}" for k in added})
     if flags is not None:
         add_flags(cols, units, about, wm, log, flags)
