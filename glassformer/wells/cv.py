@@ -67,23 +67,19 @@ def cv_folds(logs, n_folds: int | None = None) -> list:
 
 
 def cv_tasks(logs, settings: dict, seeds, n_folds: int | None = None) -> list:
-    """One task per (fold, seed): ``{"fold", "seed", "train": [log items], "test": [log items], "settings"}``."""
+    """One task per (fold, seed): ``{"fold", "seed", "train": [log items], "test": [log items], "settings"}``,
+    ``settings`` being the well model's specification (:meth:`WellModel.spec`)."""
     items = [log_to_item(g) for g in logs]
     return [{"fold": k + 1, "seed": int(seed), "settings": settings,
              "train": [items[i] for i in tr], "test": [items[i] for i in te]}
             for k, (tr, te) in enumerate(cv_folds(logs, n_folds)) for seed in seeds]
 
 
-def _well_model(settings: dict, seed: int):
-    """The unfitted WellModel of ``settings`` (estimator parameters as dicts) with every draw from ``seed``."""
-    from ..models import LSTMRegressor, SequenceRegressor
-    from .model import WellModel
+def _well_model(spec: dict, seed: int):
+    """The unfitted WellModel of ``spec`` (:meth:`WellModel.spec`) with every draw from ``seed``."""
+    from .model import WellModel, with_seed
 
-    kw = dict(settings)
-    model = SequenceRegressor(**kw.pop("model")).set_params(random_state=seed)
-    lstm = kw.pop("lstm")
-    lstm = None if lstm is None else LSTMRegressor(**lstm).set_params(random_state=seed)
-    return WellModel(**kw, model=model, lstm=lstm, random_state=seed)
+    return with_seed(WellModel.from_spec(spec), seed)
 
 
 def run_fold(task: dict) -> dict:

@@ -22,10 +22,10 @@ from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .checks import target_unit
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
-from .model import WellModel
+from .model import WellModel, with_seed
+from .recommend import recommend_model
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .tree_baselines import ensemble_settings_text
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 
@@ -46,13 +46,6 @@ def seed_list(n: int, first: int = 42) -> list:
         raise InputError(f"--seeds must be >= 1, got {n}")
     rest = [s for s in range(int(n) + 1) if s != first]
     return [int(first)] + rest[:int(n) - 1]
-
-
-def with_seed(wm: WellModel, seed: int) -> WellModel:
-    """An unfitted copy of ``wm`` whose transformer, LSTM and tree ensembles all draw from ``seed``."""
-    model = clone(wm.model if wm.model is not None else SequenceRegressor()).set_params(random_state=seed)
-    lstm = None if wm.lstm is None else clone(wm.lstm).set_params(random_state=seed)
-    return WellModel(**{**wm.get_params(), "model": model, "lstm": lstm, "random_state": seed})
 
 
 def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_logs=None) -> None:
@@ -120,6 +113,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    metrics["recommendation"] = recommend_model(fitted, train_logs, val_logs, _unit(fitted))
     span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
                            validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
     if span is not None:
@@ -142,6 +136,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if len(metrics["per_well"]) > 1:
         echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
     echo(metrics["verdict"])
+    echo(metrics["recommendation"]["text"])
     for line in (metrics.get("validation_span") or {}).get("warnings", []):
         echo(f"warning: {line}")
     if report:
@@ -228,12 +223,12 @@ def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribut
 
 
 def with_comparison_settings(cfg: dict, wm: WellModel, lstm, config, attribution) -> dict:
-    """``cfg`` completed with what a comparison run also records: the LSTM's parameters, the tree
-    ensembles' fixed settings, the caller's ``config`` and the data attribution."""
+    """``cfg`` completed with what a comparison run also records: the LSTM's parameters, every baseline's
+    definition beside its name (the blend's weights among them), the caller's ``config`` and the data
+    attribution."""
     if lstm is not None:
         cfg["lstm"] = lstm.get_params()
-    if wm.tree_baselines:
-        cfg["tree_baselines"] = ensemble_settings_text()
+    cfg["baselines"] = wm.baseline_settings()
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution
