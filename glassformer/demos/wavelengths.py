@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
@@ -86,8 +87,6 @@ def _test_metrics(wavelengths, data, model_params: dict, seed: int) -> dict:
 
 
 def _figure(result, names):
-    from matplotlib.figure import Figure
-
     rmse = np.array([r["rmse"] for r in result.table])
     sd = np.array([r["rmse_sd"] for r in result.table])
     ax = Figure(figsize=(1.6 * len(names) + 2.5, 4.4), layout="constrained").add_subplot()
