@@ -13,6 +13,8 @@ name                     what it is
 ``WellModel``            the well-log job: logs in, a permeability log out, with baselines
 ``read_well``            a LAS or CSV well as a :class:`~glassformer.data.WellLog`
 ``gradcheck``            central finite differences for any module's backward
+``kernels``              ``with kernels("reference"):`` runs the chapter's plain equations
+                         (:mod:`glassformer.nn.reference`) instead of the fast kernels
 ``nn``                   the layers, each with a hand-written backward
 =======================  ===================================================================
 
@@ -25,13 +27,14 @@ from importlib import import_module
 from . import errors, nn
 from ._version import __version__
 from .gradcheck import GradcheckReport, gradcheck
+from .nn.tiers import active_kernels, kernels
 
 #: Public names imported on first access: name -> module that defines it.
 _LAZY = {"SequenceRegressor": "glassformer.models", "LSTMRegressor": "glassformer.models",
          "WellModel": "glassformer.wells", "read_well": "glassformer.data"}
 
-__all__ = ["GradcheckReport", "LSTMRegressor", "SequenceRegressor", "WellModel", "errors", "gradcheck", "nn",
-           "read_well", "__version__"]
+__all__ = ["GradcheckReport", "LSTMRegressor", "SequenceRegressor", "WellModel", "active_kernels", "errors",
+           "gradcheck", "kernels", "nn", "read_well", "__version__"]
 
 
 def __getattr__(name: str):

@@ -1,5 +1,8 @@
 """Keep docs/reading-guide.md true: every ``file:line`` it names holds the code it quotes.
 
+(That each linked line also *runs*, in its mode of ``glassformer.kernels``, is checked by
+``tests/docs/test_reading_guide.py`` with a line tracer; :func:`linked_lines` lists them.)
+
 Each link in the guide reads ``[`glassformer/x.py:123`](../glassformer/x.py#L123) `code``: the file,
 the line, and the quoted code that must begin that line (leading spaces aside).  ``check`` lists
 what no longer holds; ``update`` moves each line number to where the quoted code now is (the
@@ -23,6 +26,22 @@ GUIDE = REPO / "docs" / "reading-guide.md"
 LINK = re.compile(r"\[`(?P<file>glassformer/[\w/]+\.py):(?P<line>\d+)`\]\(\.\./(?P<file2>glassformer/[\w/]+\.py)"
                   r"#L(?P<line2>\d+)\) `(?P<code>[^`]+)`")
 ROW = re.compile(r"^\| *(?P<step>\d+) *\| *(?P<symbol>[^|]+?) *\| *(?P<names>[^|]+?) *\|")
+
+
+#: Files whose lines run only in one mode of ``glassformer.kernels``; every other file runs in both.
+MODE_OF_FILE = {"glassformer/nn/reference.py": "reference", "glassformer/nn/functional.py": "fast",
+                "glassformer/nn/attention_blocks.py": "fast"}
+
+
+def mode_of(path: str) -> str:
+    """``"reference"``, ``"fast"`` or ``"both"``: the kernel modes in which a line of ``path`` runs."""
+    return MODE_OF_FILE.get(path, "both")
+
+
+def linked_lines(text: str, mode: str) -> set:
+    """``{(path, line)}``: every line the guide links that must run in ``mode`` ("fast" or "reference")."""
+    return {(m["file"], int(m["line"])) for _, _, links in rows(text) for m in links
+            if mode_of(m["file"]) in (mode, "both")}
 
 
 def _lines(path: str) -> list:

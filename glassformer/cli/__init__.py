@@ -1,17 +1,18 @@
 """The ``glassformer`` command line: one small click module per command, each calling the library.
 
-========  ==================================================================
-command   module
-========  ==================================================================
-demo      :mod:`.demo` (the demonstrations, found through an entry point)
-train     :mod:`.train`
-predict   :mod:`.predict`
-compare   :mod:`.compare`
-cv        :mod:`.cv` (blind-well cross-validation)
-sweep     :mod:`.sweep`
-report    :func:`glassformer.report.report_command`
-check     :func:`glassformer.selftest.check_command`
-========  ==================================================================
+==========  ========================================================================
+command     module
+==========  ========================================================================
+demo        :mod:`.demo` (the demonstrations, found through an entry point)
+train       :mod:`.train`
+core-match  :mod:`.core_match` (per-run depth shifts of a core table, on their own)
+predict     :mod:`.predict`
+compare     :mod:`.compare`
+cv          :mod:`.cv` (blind-well cross-validation)
+sweep       :mod:`.sweep`
+report      :func:`glassformer.report.report_command`
+check       :func:`glassformer.selftest.check_command`
+==========  ========================================================================
 
 User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
 and one line on stderr; ``--debug`` shows the traceback.
@@ -28,6 +29,7 @@ from ..errors import GlassformerError
 from ..report import report_command
 from ..selftest import check_command
 from .compare import compare as compare_command
+from .core_match import core_match as core_match_command
 from .cv import cv as cv_command
 from .demo import demo as demo_command
 from .predict import predict as predict_command
@@ -83,6 +85,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # the commands are bound under other names so that ``glassformer.cli.train`` stays the module
-for _command in (demo_command, train_command, predict_command, compare_command, cv_command, sweep_command,
-                 report_command, check_command):
+for _command in (demo_command, train_command, core_match_command, predict_command, compare_command, cv_command,
+                 sweep_command, report_command, check_command):
     cli.add_command(_command)

@@ -42,6 +42,8 @@ _OPTIONS = [
     click.option("--no-depth-match", is_flag=True, default=False, help="Use the core depths as measured (no shifts)."),
     click.option("--depth-shift", multiple=True, metavar="RUN=SHIFT",
                  help="Set a core's depth shift (depth unit, + = deeper) instead of the estimate; repeat per core."),
+    click.option("--shifts", "shifts_file", default=None, type=click.Path(exists=True),
+                 help="shifts.json written by glassformer core-match (or its folder): use these per-run shifts."),
     click.option("--shift-window", default=2.0, show_default=True, type=click.FloatRange(min=0),
                  help="Largest depth shift tried either way (depth unit)."),
     click.option("--test-cores", multiple=True, metavar="RUN ...",
@@ -74,7 +76,8 @@ def core_options(command):
 
 
 #: Options that mean something only with --core, and those that need --core or --ensemble.
-_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match")
+_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
+              "shifts_file")
 _ENSEMBLE_OR_CORE = ("validation_depth",)      # --validation-data also stops a single run's training early
 
 
@@ -137,11 +140,15 @@ def _labels(values) -> list:
     return [v for item in values for v in str(item).replace(",", " ").split()]
 
 
-def _shifts(items, no_match: bool):
-    if no_match and items:
-        raise InputError("--no-depth-match and --depth-shift contradict each other; give one of them")
+def _shifts(items, no_match: bool, shifts_file=None):
+    if sum(map(bool, (no_match, items, shifts_file))) > 1:
+        raise InputError("--no-depth-match, --depth-shift and --shifts contradict each other; give one of them")
     if no_match:
         return None
+    if shifts_file:
+        from ..wells.core_match import read_shifts
+
+        return read_shifts(shifts_file)
     if not items:
         return "estimate"
     out = {}
@@ -199,7 +206,7 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
     cfg = {"command": "train --core", "data": [str(p) for p in opts["data"]], "core": str(opts["core"]),
            "pretrain_data": [str(p) for p in opts["pretrain_data"]]}
     run_core_experiment(opts["out"], log, core, wm, match_curve=opts["match_depth"],
-                        shifts=_shifts(opts["depth_shift"], opts["no_depth_match"]), shift_window=opts["shift_window"],
+                        shifts=_shifts(opts["depth_shift"], opts["no_depth_match"], opts.get("shifts_file")), shift_window=opts["shift_window"],
                         test_cores=_labels(opts["test_cores"]) or None,
                         validation_cores=_labels(opts["validation_cores"]) or None, test_depth=test_depth,
                         validation_depth=val_depth, n_members=opts["ensemble"] or 5, pretrain_logs=pre,
@@ -234,14 +241,22 @@ def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundar
                          "--test-data WELL or --test-depth TOP:BASE")
     val_wells = [read_well(p) for p in opts["validation_data"]]
     val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
-    if not val_wells and val_depth is None:
-        raise InputError("--ensemble needs validation data to calibrate the P10-P90 interval: --validation-data "
-                         "WELL or --validation-depth TOP:BASE (of the --data wells, taken out of training)")
+    validation = "the validation data given"
+    if not val_wells and val_depth is None:          # as train: the deepest 10 % of each training interval
+        from ..wells.splits import deepest_blocks
+
+        train_logs, val_wells, blocks = deepest_blocks(train_logs, 0.1, wm.window)
+        if not val_wells:
+            raise InputError("--ensemble: no training interval is long enough to hold out its deepest 10 % for "
+                             "validation; give --validation-data WELL or --validation-depth TOP:BASE")
+        validation = ("the deepest 10 % of each training interval: " + "; ".join(
+            f"{b['well']} {b['top']:g}-{b['base']:g} {b['depth_unit']}" for b in blocks))
+        echo(f"validation (early stopping and calibration): {validation}")
     cfg = {"command": "train --ensemble", "data": [str(p) for p in opts["data"]],
            "test_data": [str(p) for p in opts["test_data"]], "validation_data": [str(p) for p in val_wells and
                                                                                 opts["validation_data"]],
            "train_depth": opts["train_depth"], "test_depth": opts["test_depth"],
-           "validation_depth": opts["validation_depth"]}
+           "validation_depth": opts["validation_depth"], "validation": validation}
     run_ensemble_experiment(opts["out"], train_logs, test_logs, wm, n_members=opts["ensemble"],
                             validation_wells=val_wells, validation_depth=val_depth, whole_logs=logs,
                             boundary=boundary, echo=echo, config=cfg, engine=engine,

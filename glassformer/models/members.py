@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..nn.positional import get_spec
+from ..nn.tiers import kernels
 from .estimator import masked_mse
 
 __all__ = ["fit_members", "stack_members"]
@@ -113,7 +114,7 @@ def fit_members(models: list, X, y, positions=None, *, X_val=None, y_val=None, p
             for m, t, (train, val) in zip(models, trainers, data)]
     errors = np.geterr()                            # the loops' errstate blocks interleave: restore it after
     try:
-        with stacked.fixed_positions(models[0]._positions):
+        with kernels(models[0].kernels), stacked.fixed_positions(models[0]._positions):   # the members' tier
             _lock_step(models, stacked, runs)
     finally:
         np.seterr(**errors)

@@ -12,10 +12,13 @@ fits.  The chapter's exact model is a named preset, :meth:`SequenceRegressor.cha
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+
 import numpy as np
 
 from .._validation import as_float_array, check_dtype
 from ..errors import InputError, NotReadyError, ShapeError
+from ..nn.tiers import KERNELS, kernels
 from ..trace import Trace
 from .estimator import WindowRegressor
 from .networks import TransformerRegressorNet, chapter_init
@@ -88,6 +91,11 @@ class SequenceRegressor(WindowRegressor):
     divergence_factor : float or None, default 1e4
         Stop with :class:`~glassformer.errors.DivergenceError` (keeping the last good weights) when
         an epoch's mean training loss exceeds this many times the first batch's; None: off.
+    kernels : {None, "fast", "reference"}, default None
+        The tier of kernels ``fit``, ``predict``, ``score`` and ``trace`` run: ``"reference"`` the
+        chapter's plain equations (:mod:`glassformer.nn.reference`), ``"fast"`` their optimised
+        implementation; None follows :func:`glassformer.kernels` (fast unless a caller set it).
+        Both give the same numbers up to rounding.
 
     Attributes
     ----------
@@ -115,7 +123,7 @@ class SequenceRegressor(WindowRegressor):
                  grad_clip: float | None = 1.0, warmup_steps: int = 0, schedule: str | None = None,
                  early_stopping_patience: int | None = 5, validation_fraction: float | None = 0.1,
                  init: str = "torch", random_state: int = 42, dtype: str = "float64", progress: bool = False,
-                 warm_start: bool = False, divergence_factor: float | None = 1e4):
+                 warm_start: bool = False, divergence_factor: float | None = 1e4, kernels: str | None = None):
         self.d_model = d_model
         self.num_heads = num_heads
         self.d_ff = d_ff
@@ -146,6 +154,7 @@ class SequenceRegressor(WindowRegressor):
         self.progress = progress
         self.warm_start = warm_start
         self.divergence_factor = divergence_factor
+        self.kernels = kernels
 
     @classmethod
     def chapter_model(cls, **overrides) -> "SequenceRegressor":
@@ -169,6 +178,8 @@ class SequenceRegressor(WindowRegressor):
             raise InputError(f"{where}: d_model ({self.d_model}) must be divisible by num_heads ({self.num_heads})")
         if self.init not in ("torch", "chapter"):
             raise InputError(f"{where}: init must be 'torch' or 'chapter', got {self.init!r}")
+        if self.kernels not in (None, *KERNELS):
+            raise InputError(f"{where}: kernels must be None, 'fast' or 'reference', got {self.kernels!r}")
         check_dtype(self.dtype)
 
     def _make_network(self, n_features: int, n_targets: int) -> TransformerRegressorNet:
@@ -185,7 +196,11 @@ class SequenceRegressor(WindowRegressor):
         return net
 
     def _fit_context(self, positions):
-        return self.network_.fixed_positions(positions)
+        """Training and prediction run inside: this model's kernels, a fixed encoding of shared positions."""
+        stack = ExitStack()
+        stack.enter_context(kernels(self.kernels))
+        stack.enter_context(self.network_.fixed_positions(positions))
+        return stack
 
     # ------------------------------------------------------------------ inspection
     def _built(self, where: str) -> TransformerRegressorNet:
@@ -208,7 +223,9 @@ class SequenceRegressor(WindowRegressor):
         ShapeError
             ``X`` is not ``(batch, seq, n_features_in_)``.
         """
-        return self._built("SequenceRegressor.trace").trace(X, positions)
+        net = self._built("SequenceRegressor.trace")
+        with kernels(self.kernels):
+            return net.trace(X, positions)
 
     def predict_with_attention(self, X, positions=None, A=None, layer: int = 0) -> np.ndarray:
         """Predict with layer ``layer``'s attention weights replaced by ``A`` (the chapter's ablation).
@@ -239,8 +256,9 @@ class SequenceRegressor(WindowRegressor):
         pos = self._check_positions(positions, X, where)
         if not 0 <= layer < self.num_layers:
             raise InputError(f"{where}: layer must be in [0, {self.num_layers}), got {layer}")
-        return net.predict_with_attention(X, pos, _attention_override(A, X.shape[:2], self.num_heads, net.dtype),
-                                          layer)
+        with kernels(self.kernels):
+            return net.predict_with_attention(X, pos, _attention_override(A, X.shape[:2], self.num_heads, net.dtype),
+                                              layer)
 
 
 def _attention_override(A, batch_seq: tuple, num_heads: int, dtype) -> np.ndarray:

@@ -1,13 +1,17 @@
 """Layers with explicit forward and backward passes and PyTorch-compatible parameters.
 
-Read :mod:`.functional` first: it computes every equation (pure forward/backward pairs); the
-modules below hold the parameters and caches and call it.
+Read :mod:`.reference` first: the chapter's equations as plain forward/backward pairs.  The
+modules below hold the parameters and caches and call the kernels of the active tier
+(:mod:`.kernels`): the fast ones of :mod:`.functional` by default, the reference's under
+``kernels("reference")``.
 
 =====================  ===================================================================
 module                 contents
 =====================  ===================================================================
-``functional``         the kernels: linear, activations, dropout, layer norm, masked softmax,
-                       scaled dot-product attention
+``reference``          the chapter's equations, plain, each backward under its forward (read first)
+``functional``         the fast kernels, the optimised implementation of the reference
+``tiers``              the switch between the two (``kernels("reference")``, ``ops``)
+``reference_tier``     the reference behind the fast kernels' names (what the switch runs)
 ``heads``              the fused query/key/value projection into heads, head split/merge
 ``attention_blocks``   attention by blocks of queries (long sequences, no stored weights)
 ``lstm_step``          the LSTM step's kernel and its backward
@@ -30,7 +34,7 @@ module                 contents
 =====================  ===================================================================
 """
 
-from . import functional
+from . import functional, reference
 from .activation import GELU, ReLU, Tanh, get_activation
 from .attention import MultiheadAttention
 from .dropout import Dropout
@@ -41,6 +45,7 @@ from .functional import scaled_dot_product_attention, scaled_dot_product_attenti
 from .input_embedding import (
     FourierInputEmbedding, LinearInputEmbedding, MLPInputEmbedding, TokenEmbedding, get_input_embedding,
 )
+from .tiers import active_kernels, kernels
 from .kv_cache import AttentionCache
 from .linear import Linear
 from .masks import causal_mask, padding_mask
@@ -62,7 +67,7 @@ __all__ = [
     "MultiheadAttention", "Parameter", "PositionalEncoding", "ReLU", "RotaryEmbedding",
     "SinusoidalPositionalEncoding", "Tanh", "TokenEmbedding", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer", "WavelengthPositionalEncoding", "ZeroPositionalEncoding",
-    "build_positional", "causal_mask", "functional", "get_activation", "get_input_embedding",
-    "get_positional_encoding", "make_rng", "padding_mask", "scaled_dot_product_attention",
+    "active_kernels", "build_positional", "causal_mask", "functional", "get_activation", "get_input_embedding",
+    "get_positional_encoding", "kernels", "make_rng", "padding_mask", "reference", "scaled_dot_product_attention",
     "scaled_dot_product_attention_backward",
 ]

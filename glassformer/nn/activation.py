@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from . import functional as F
+from .tiers import ops as F
 from .module import Module
 
 __all__ = ["ReLU", "GELU", "Tanh", "get_activation", "ACTIVATIONS"]

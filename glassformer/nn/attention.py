@@ -32,8 +32,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
-from . import functional as F
-from .attention_blocks import attention_blocks, attention_blocks_backward
+from .tiers import ops as F
 from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
 from .masks import merge_masks
@@ -111,10 +110,12 @@ class MultiheadAttention(Module):
     ``need_weights=False``; in training mode with ``dropout > 0`` they are the dropped-out weights
     actually applied to V, as PyTorch returns them.
 
-    ``backward(grad_output)`` returns one gradient per *distinct* input array, in the order query,
-    key, value: ``(d_query, d_key, d_value)`` for three arrays, ``(d_query, d_memory)`` when key is
-    value (cross-attention), ``(d_x,)`` when query is key is value (self-attention).  A shared input
-    is projected by one fused matrix product, and its gradient comes from one product too.
+    ``backward(grad_output)`` always returns ``(d_query, d_key, d_value)``, as PyTorch's autograd
+    sees three inputs.  When one array was passed for several of them, its gradient is the sum of
+    their entries -- ``d_query + d_key + d_value`` for self-attention, ``d_key + d_value`` for a
+    memory used as key and value -- which the caller forms.  (A shared input is projected by one
+    fused matrix product; the transformer layers take its gradient from one fused product too,
+    through an internal method, so they sum nothing.)
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, *,
@@ -171,7 +172,7 @@ class MultiheadAttention(Module):
                    and weights is None and record is None and cache is None)
         if blocked:                                                           # long sequence: keep no weights
             A = None
-            attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
+            F.attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
         else:
             _, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record,
                                                   members=members, out=heads,
@@ -284,11 +285,22 @@ class MultiheadAttention(Module):
 
     # ----------------------------------------------------------------- backward
     def backward(self, grad_output):
-        """Return one gradient per distinct input (see the class docstring); adds every parameter gradient.
+        """Return ``(d_query, d_key, d_value)``; adds every parameter gradient.
 
+        Always three arrays; for an input passed more than once (self-attention: query is key is
+        value) the gradient of that array is the sum of its entries, formed by the caller.
         Gradients w.r.t. the returned attention weights are not supported (they are an output for
         inspection).
         """
+        return self._backward(grad_output, per_input=True)
+
+    def _backward_grouped(self, grad_output):
+        """One gradient per *distinct* input, in the order query, key, value: ``(d_x,)`` when query is
+        key is value, ``(d_query, d_memory)`` when key is value.  A shared input's gradient comes from
+        one fused product (the self- and cross-attention of the transformer layers use this)."""
+        return self._backward(grad_output, per_input=False)
+
+    def _backward(self, grad_output, per_input: bool):
         c = self._saved()
         dO = np.asarray(grad_output)
         if c["unbatched"]:
@@ -297,7 +309,7 @@ class MultiheadAttention(Module):
         d_heads = split_heads(dU, self.num_heads)                                # (B, H, L, hd)
         buffers, d = self._gradient_buffers(c["groups"], c["x"])                   # dq, dk, dv in projection layout
         if c["blocked"]:
-            grads = attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], split_heads(c["U"], self.num_heads),
+            grads = F.attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], split_heads(c["U"], self.num_heads),
                                               c["allowed"], c["bias"], self.scale, block=self.query_block,
                                               members=c["members"], out=d)
         else:
@@ -310,13 +322,16 @@ class MultiheadAttention(Module):
                 buf[...] = grad
         out, E, b = [], self.embed_dim, self.in_proj_bias
         for g, buf in zip(c["groups"], buffers):
-            rows = slice(g[0] * E, (g[-1] + 1) * E)
-            dx, dW, db = project_heads_backward(buf, c["x"][g[0]], self.in_proj_weight.data[..., rows, :],
-                                                  b is not None)
-            self.in_proj_weight.grad[..., rows, :] += dW
-            if b is not None:
-                b.grad[..., rows] += db
-            out.append(dx[0] if c["unbatched"] else dx)
+            # per input: one product per part of a shared input (its own gradient); else one for the group
+            parts = [(buf[j:j + 1], (i,)) for j, i in enumerate(g)] if per_input else [(buf, g)]
+            for d_part, part in parts:
+                rows = slice(part[0] * E, (part[-1] + 1) * E)
+                dx, dW, db = project_heads_backward(d_part, c["x"][g[0]], self.in_proj_weight.data[..., rows, :],
+                                                      b is not None)
+                self.in_proj_weight.grad[..., rows, :] += dW
+                if b is not None:
+                    b.grad[..., rows] += db
+                out.append(dx[0] if c["unbatched"] else dx)
         return tuple(out)
 
     def _gradient_buffers(self, groups, x):

@@ -8,7 +8,9 @@ queries at a time, keep no weights, and form each block's weights again in backw
 ``k`` with the same calls (so with the same numbers): FlashAttention's recomputation (Dao et al.,
 2022) at the granularity of NumPy blocks.  The memory of the weights is then ``block / L`` of the
 whole.  :class:`~glassformer.nn.MultiheadAttention` uses them when its ``query_block`` is set;
-its ``intermediates()`` still returns every weight.
+its ``intermediates()`` still returns every weight.  Both must equal the unblocked
+:func:`glassformer.nn.reference.attention` and :func:`glassformer.nn.reference.attention_backward`
+(tested; under ``kernels("reference")`` the reference attends to every query at once).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_probability
-from . import functional as F
+from .tiers import ops as F
 from .module import Module, make_rng
 
 

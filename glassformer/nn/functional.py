@@ -1,27 +1,24 @@
-"""The transformer's equations as pure functions: the file to read first.
+"""The fast kernels: the optimised implementation of :mod:`glassformer.nn.reference`.
 
-Every equation of the model is computed here and nowhere else.  Each forward function takes arrays
-(no parameters, no state), returns its output and what its backward needs; the backward sits right
-under it and returns the gradients of its inputs.  The modules of :mod:`glassformer.nn` hold the
-parameters and the caches and call these functions (Vaswani et al., 2017; Pyrcz, M.J., 2024,
-Applied Machine Learning in Python, chapter "Transformers").
+Read :mod:`glassformer.nn.reference` first: the equations of the chapter's model (Pyrcz, M.J.,
+2024, Applied Machine Learning in Python, "Transformers"; Vaswani et al., 2017), plain.  Each
+kernel here computes the same numbers faster and names the reference function it must equal; the
+tests compare them on every path (1e-12 in float64), and ``glassformer.kernels("reference")`` runs
+the reference instead.  A forward returns its output and what its backward (right under it) needs;
+the modules of :mod:`glassformer.nn` hold the parameters and call these through :mod:`.tiers`.
+The feed-forward network has no kernel of its own (:func:`linear`, an activation, :func:`dropout`,
+:func:`linear`: :class:`~glassformer.nn.FeedForward` composes the modules that call them).
 
-The position-wise feed-forward network has no kernel of its own: it is :func:`linear`, an
-activation, :func:`dropout` and :func:`linear` again, and :class:`~glassformer.nn.FeedForward`
-composes the modules that call them (so a non-finite value is traced to the exact linear map).
+Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``D`` d_model, ``H`` heads,
+``hd = D / H`` head_dim, ``N`` all leading axes.
 
-Shapes: ``B`` batch, ``L`` queries, ``S`` keys, ``T`` positions, ``E`` d_model, ``H`` heads,
-``hd = E / H`` head_dim, ``N`` all leading axes.
-
-Speed tricks live inside the kernel that uses them, each tested against the plain formula: one
-2-D GEMM per linear map (also for the fused query/key/value projection of :mod:`.heads`); BLAS row
-sums, one-GEMM centring and tiled row vectors (:mod:`.reductions`); no max shift in the softmax when
-the scores are bounded; the output divided by the row sums after ``v``; contiguous ``k^T`` and
-``v^T`` (:func:`transposed`).  :mod:`.attention_blocks` runs these kernels by blocks of queries.
-
-A leading member axis (``weight (K, out, in)``, ``x (K, batch, ...)``) trains K models side by side
-(:mod:`glassformer.models.members`); each member makes the very BLAS calls it makes alone, so its
-numbers are bitwise its own.
+Speed tricks, each inside the kernel that uses them: one 2-D GEMM per linear map (also for the
+fused query/key/value projection of :mod:`.heads`); BLAS row sums, one-GEMM centring and tiled row
+vectors (:mod:`.reductions`); no max shift in the softmax when the scores are bounded; the output
+divided by the row sums after ``v``; contiguous ``k^T`` and ``v^T`` (:func:`transposed`);
+:mod:`.attention_blocks` runs these kernels by blocks of queries.  A leading member axis
+(``weight (K, out, in)``, ``x (K, batch, ...)``) trains K models side by side
+(:mod:`glassformer.models.members`), each member making the very BLAS calls it makes alone.
 """
 
 from __future__ import annotations
@@ -56,7 +53,7 @@ def _mT(w):
 
 
 def linear(x, weight, bias=None):
-    """``y = x W^T + b`` with PyTorch's layout ``weight (out, in)`` (the chapter's ``W z + b``).
+    """:func:`glassformer.nn.reference.linear` ``y = x W^T + b``, ``weight (out, in)`` as PyTorch.
 
     Members: ``weight (K, out, in)``, ``bias (K, out)``, ``x (K, ..., in)``.
     """
@@ -71,7 +68,7 @@ def linear(x, weight, bias=None):
 
 
 def linear_backward(dy, x, weight, has_bias=True):
-    """Return ``(dx, dW, db)``: ``dW = dy^T x``, ``db = sum of dy over rows``, ``dx = dy W``.
+    """:func:`glassformer.nn.reference.linear_backward`: ``(dx, dW, db)``, ``dW = dy^T x``, ``dx = dy W``.
 
     With one output (a regression head) ``dy W`` is an outer product: broadcasting computes it
     faster than a GEMM with an inner size of 1, and exactly (one product per entry).
@@ -86,7 +83,7 @@ def linear_backward(dy, x, weight, has_bias=True):
 
 # =========================================================================== activations
 def relu(x):
-    """``max(0, x)``; returns ``(y, mask)``.  The derivative at exactly 0 is 0, as PyTorch's."""
+    """:func:`glassformer.nn.reference.relu`, keeping the mask ``x > 0``: returns ``(y, mask)``."""
     mask = x > 0
     return np.maximum(x, x.dtype.type(0)), mask                 # faster than x * mask; equal up to the sign of 0
 
@@ -96,7 +93,7 @@ def relu_backward(dy, mask):
 
 
 def gelu(x):
-    """``x Phi(x)`` with the exact normal CDF (Hendrycks & Gimpel, 2016); returns ``(y, cdf)``."""
+    """:func:`glassformer.nn.reference.gelu` ``x Phi(x)``, keeping ``Phi(x)``: returns ``(y, cdf)``."""
     cdf = 0.5 * (1.0 + erf(x * _INV_SQRT_2))
     return x * cdf, cdf
 
@@ -108,7 +105,7 @@ def gelu_backward(dy, x, cdf):
 
 
 def gelu_tanh(x):
-    """``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, PyTorch's ``approximate="tanh"``; returns ``(y, t)``."""
+    """:func:`glassformer.nn.reference.gelu_tanh`, keeping the tanh ``t``: returns ``(y, t)``."""
     inner = _SQRT_2_OVER_PI * (x + 0.044715 * x**3)
     t = np.tanh(inner)
     return 0.5 * x * (1.0 + t), t
@@ -150,7 +147,8 @@ def layer_norm(x, weight, bias, eps: float):
 
     Biased variance (divide by D) and ``eps`` inside the square root, as ``torch.nn.LayerNorm``;
     ``weight=None`` skips the affine part (members: ``weight, bias (K, D)``, ``x (K, ..., D)``).
-    Returns ``(y, xhat, rstd)``.
+    Returns ``(y, xhat, rstd)``.  Equals :func:`glassformer.nn.reference.layer_norm`: the centring
+    is one GEMM, the row vectors are tiled, and ``xhat`` is formed in the centred array's memory.
     """
     members = weight is not None and weight.ndim == 2
     xc = centre(rows(x, members))                               # (N, D) centred
@@ -176,7 +174,7 @@ def layer_norm_backward(dy, xhat, rstd, weight):
 
     ``dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))``: the derivative through the mean
     and the biased variance.  ``mean(dxhat xhat) = (dy xhat) . weight / D`` reuses ``dy xhat``,
-    the product ``dweight`` sums.
+    the product ``dweight`` sums.  Equals :func:`glassformer.nn.reference.layer_norm_backward`.
     """
     members = weight is not None and weight.ndim == 2
     dy2, xh, rs = rows(dy, members), rows(xhat, members), rows(rstd, members)   # (N, D), (N, D), (N, 1)
@@ -197,7 +195,8 @@ def layer_norm_backward(dy, xhat, rstd, weight):
 
 # =========================================================================== softmax
 def _exp_is_safe(scores) -> bool:
-    """True when every score lies in ``[-_EXP_SAFE, _EXP_SAFE]`` (False for NaN, +-inf or no scores)."""
+    """True when every score lies in ``[-_EXP_SAFE, _EXP_SAFE]`` (False for NaN, +-inf or no scores): then
+    ``exp`` without reference.softmax's shift gives its weights up to rounding."""
     if scores.size == 0:
         return False
     # Whole-array extremes: two vectorised passes, far cheaper than one maximum per short row.
@@ -214,6 +213,7 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
     (``m_i = 0``): ``exp`` can neither overflow nor leave float32's normal range, and the row maxima
     -- a slow reduction over short rows -- are not needed; same weights up to rounding.  With
     ``members`` (scores ``(K, ...)``) each member takes the choice it would take alone.
+    Equals :func:`glassformer.nn.reference.softmax` of the scores with blocked entries ``-inf``.
     """
     scores, denom = _softmax_terms(scores, allowed, members, bounded)
     if denom is not None:
@@ -224,7 +224,7 @@ def masked_softmax(scores, allowed=None, members=False, bounded=False):
 def _softmax_terms(scores, allowed=None, members=False, bounded=False):
     """The softmax of :func:`masked_softmax` before its division: ``(exp(s - m), denominators (..., 1))``,
     in place; the denominators are None when the members took different paths (then the weights
-    are already divided)."""
+    are already divided).  Divided, equals :func:`glassformer.nn.reference.softmax`."""
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
     if bounded:
@@ -256,6 +256,7 @@ def softmax_backward(dA, A, row_dots=None):
 
     ``row_dots (..., 1)``: the sums ``sum_j dA_ij A_ij`` when the caller has them more cheaply
     (attention by blocks); else an ``einsum`` forms them with no ``(..., L, S)`` temporary.
+    Equals :func:`glassformer.nn.reference.softmax_backward`.
     """
     dA -= np.einsum("...ij,...ij->...i", dA, A)[..., None] if row_dots is None else row_dots
     dA *= A
@@ -275,30 +276,35 @@ def attention_weights(q, k, allowed=None, bias=None, scale=None, record=None, me
     The scores ``S`` and weights ``A`` of :func:`scaled_dot_product_attention` (arguments as there),
     from ``q`` and the contiguous ``k_t = scale k^T`` (:func:`transposed`; ~2x faster than the
     projection's transposed view).  ``k_t`` and ``k_bound`` (:func:`key_bound`) may be passed in
-    when already formed (attention by blocks forms them once for all its blocks).
+    when already formed (attention by blocks forms them once for all its blocks).  Equals
+    :func:`glassformer.nn.reference.softmax` of :func:`glassformer.nn.reference.scores`.
     """
-    A, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
-    if denom is not None:
-        A /= denom
+    exp_scores, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
+    if denom is None:                                           # members took different paths: already divided
+        return exp_scores
+    A = exp_scores
+    A /= denom                                                  # in place: exp(S - m) becomes the weights A
     return A
 
 
 def _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound):
     """:func:`attention_weights` before the softmax's division: ``(exp(S - m), denominators)`` (see
-    :func:`_softmax_terms`)."""
+    :func:`_softmax_terms`).  ``k_t`` holds ``scale k^T``: the ``1/sqrt(d)`` of
+    :func:`glassformer.nn.reference.scores` multiplies the keys (the smaller array) once."""
     scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
-    k_t = transposed(k, scale) if k_t is None else k_t        # (..., d, S)
-    A = q @ k_t                                                 # (..., L, S) the scores S
+    k_t = transposed(k, scale) if k_t is None else k_t        # (..., d, S) scale * k^T
+    scores = q @ k_t                                            # (..., L, S) the scores S
     if bias is not None:
-        A += bias
+        scores += bias
     if allowed is not None:
-        np.copyto(A, -np.inf, where=~allowed)
+        np.copyto(scores, -np.inf, where=~allowed)
     if record is not None:
-        record["S"] = A.copy()
-    # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array.
+        record["S"] = scores.copy()
+    # Long rows: bound the scores from q and k (Cauchy-Schwarz) instead of scanning the (L, S) array;
+    # within the bound the unshifted softmax equals reference.softmax's shifted one up to rounding.
     bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and \
         _bounded(q, key_bound(k_t) if k_bound is None else k_bound)
-    return _softmax_terms(A, members=members, bounded=bounded)  # in place: S becomes exp(S - m)
+    return _softmax_terms(scores, members=members, bounded=bounded)   # in place: S becomes exp(S - m)
 
 
 def key_bound(k_t) -> float:
@@ -307,7 +313,8 @@ def key_bound(k_t) -> float:
 
 
 def _bounded(q, bound: float) -> bool:
-    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``."""
+    """``max_i |q_i|^2 max_j |k_j|^2 <= 59^2`` (``bound``: the keys' part): every score lies in ``[-59, 59]``
+    (Cauchy-Schwarz), so the softmax may skip the shift of :func:`glassformer.nn.reference.softmax`."""
     return bool(np.maximum.reduce(row_sum(q * q), axis=None) * bound <= 59.0 ** 2)
 
 
@@ -321,7 +328,7 @@ def transposed(a, scale=1.0):
 def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, keep=None, weights=None,
                                  record=None, *, members=False, out=None, k_t=None, k_bound=None,
                                  need_weights=True):
-    """``U = softmax(q k^T * scale + bias, blocked -> 0) v`` (Vaswani et al. 2017, eq. 1).
+    """:func:`glassformer.nn.reference.attention`: ``U = softmax(q k^T * scale + bias, blocked -> 0) v``.
 
     Parameters
     ----------
@@ -355,15 +362,16 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
         A = weights if weights is not None else \
             attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
         return np.matmul(A if keep is None else A * keep, v, out=out), A         # (..., L, dv)
-    E, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
-    out = np.matmul(E, v, out=out)                              # (..., L, dv) exp(S - m) v
-    if denom is None:                                           # members took different paths: E is A
-        return out, E
-    out /= denom                                                # the softmax's division, on (L, dv)
+    exp_scores, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
+    out = np.matmul(exp_scores, v, out=out)                     # (..., L, dv) exp(S - m) v
+    if denom is None:                                           # members took different paths: already A
+        return out, exp_scores
+    out /= denom                                                # (exp(S - m) v) / sums = A V, reference.attention's U
     if not need_weights:
         return out, None
-    E /= denom                                                  # the weights A
-    return out, E
+    A = exp_scores
+    A /= denom                                                  # in place: exp(S - m) becomes the weights A
+    return out, A
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
@@ -377,17 +385,19 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     ``(dq, dk, dv)`` to write into (views of :func:`~glassformer.nn.heads.empty_heads`; None: allocate); ``v_t``: ``v^T``
     already :func:`transposed`; ``o = A' v`` (the forward output): the softmax row dots become
     ``dout_i . o_i``, sums over ``dv`` instead of ``S`` (Dao et al., 2022), equal up to rounding.
+    Equals :func:`glassformer.nn.reference.attention_backward`.
     """
     dq, dk, dv = (None, None, None) if out is None else out
     dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
     if fixed_weights:
         return np.zeros_like(q) if dq is None else _zero(dq), np.zeros_like(k) if dk is None else _zero(dk), dv
     scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
-    ds = dout * scale                                           # (..., L, dv)
-    dA = ds @ (transposed(v) if v_t is None else v_t)          # (..., L, S) scale * dL/dA
+    # reference.scores_backward's scale, applied to dout (L, dv) instead of dS (L, S): dA, dS are scaled.
+    dout_scaled = dout * scale                                  # (..., L, dv)
+    dA = dout_scaled @ (transposed(v) if v_t is None else v_t)   # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
-    row_dots = None if o is None else np.einsum("...ij,...ij->...i", ds, o)[..., None]
+    row_dots = None if o is None else np.einsum("...ij,...ij->...i", dout_scaled, o)[..., None]
     dS = softmax_backward(dA, A, row_dots)                      # (..., L, S) scale * dL/dS
     dq = np.matmul(dS, k, out=dq)                               # (..., L, d)
     dk = np.matmul(dS.swapaxes(-1, -2), q, out=dk)              # (..., S, d)

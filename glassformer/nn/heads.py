@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .functional import linear, linear_backward
+from .tiers import ops as F
 
 __all__ = ["project_heads", "empty_heads", "project_heads_backward", "split_heads", "merge_heads"]
 
@@ -26,7 +26,7 @@ def project_heads(x, weight, bias, num_heads: int, n_parts: int = 1):
     ``(n_parts, ..., H, T, hd)``; each ``(T, hd)`` matrix has unit column stride, which BLAS takes.
     """
     *lead, T, _ = x.shape
-    y = linear(x, weight, bias)                                 # (..., T, n_parts * E)
+    y = F.linear(x, weight, bias)                               # (..., T, n_parts * E)
     head_dim = weight.shape[-2] // (n_parts * num_heads)
     y = y.reshape(*lead, T, n_parts, num_heads, head_dim)       # (..., T, n, H, hd)
     n = len(lead)
@@ -54,7 +54,7 @@ def project_heads_backward(d_parts, x, weight, has_bias=True):
     d = d_parts if isinstance(d_parts, np.ndarray) else np.stack(d_parts)
     n = d.ndim - 4                                              # leading axes of x
     d = d.transpose(*range(1, n + 1), n + 2, 0, n + 1, n + 3)   # (..., T, n, H, hd)
-    return linear_backward(d.reshape(x.shape[:-1] + (-1,)), x, weight, has_bias)  # dx (..., T, E_in)
+    return F.linear_backward(d.reshape(x.shape[:-1] + (-1,)), x, weight, has_bias)  # dx (..., T, E_in)
 
 
 def split_heads(x, num_heads: int):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_input, check_last_dim, check_positive_int
-from . import functional as F
+from .tiers import ops as F
 from .module import Module, Parameter, make_rng
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_input, check_last_dim, check_positive_int
 from ..errors import InputError
-from . import functional as F
+from .tiers import ops as F
 from .module import Module, Parameter
 
 

@@ -145,7 +145,7 @@ class TransformerEncoderLayer(Module):
     def _mixer_backward(self, dU):
         if self.mixer_kind == "fourier":
             return self.mixer.backward(dU)
-        return self.self_attn.backward(dU)[0]      # query is key is value: one gradient
+        return self.self_attn._backward_grouped(dU)[0]      # query is key is value: one fused gradient
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False, positions=None,
                 cache=None):
@@ -250,14 +250,14 @@ class TransformerDecoderLayer(Module):
         d_memory = []
 
         def cross_attention_backward(d):
-            d_query, d_mem = self.multihead_attn.backward(d)      # key is value: (d_query, d_memory)
+            d_query, d_mem = self.multihead_attn._backward_grouped(d)      # key is value: (d_query, d_memory)
             d_memory.append(d_mem)
             return d_query
 
         nf = self.norm_first
         dx = residual_backward(np.asarray(grad_output), self.ffn.backward, self.norm3, self.dropout3, nf)
         dx = residual_backward(dx, cross_attention_backward, self.norm2, self.dropout2, nf)
-        dx = residual_backward(dx, lambda d: self.self_attn.backward(d)[0], self.norm1, self.dropout1, nf)
+        dx = residual_backward(dx, lambda d: self.self_attn._backward_grouped(d)[0], self.norm1, self.dropout1, nf)
         return dx, d_memory[0]
 
     def intermediates(self) -> dict:

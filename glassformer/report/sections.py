@@ -35,11 +35,18 @@ def attribution_html(run: RunFolder) -> str:
 
 
 def _long_notes(metrics: Mapping) -> list:
-    """The run's own remarks on its numbers (``note`` entries), shown right under the headline."""
+    """The run's own remarks on its numbers (``note`` entries, and the validation span's warnings),
+    shown right under the headline."""
     found = []
     for src in (metrics, metrics.get("comparison")):
         if isinstance(src, Mapping) and isinstance(src.get("note"), str):
             found.append(src["note"])
+    span = metrics.get("validation_span")
+    if isinstance(span, Mapping):                    # one run's span, or one per cross-validation fold
+        spans = {"": span} if "warnings" in span else span
+        for fold, s in spans.items():
+            if isinstance(s, Mapping):
+                found += [f"Warning{' (' + fold + ')' if fold else ''}: {w}." for w in s.get("warnings") or []]
     return found
 
 
@@ -82,6 +89,13 @@ RESULT_TITLES = {
     "depth_shifts": "Depth shift per core run (core porosity against the log)",
     "merge": "Core plugs merged onto the log's depth grid",
     "seconds": "Fit times (s)",
+    "validation_span": "How well the validation data span the training data (share of training samples inside "
+                       "the validation range, per curve)",
+    "interval_scores": "P10-P90 intervals: coverage, mean width and interval score (Gneiting and Raftery, 2007), each "
+                 "calibration and the quantile baseline",
+    "coverage_by_core": "P10-P90 coverage per core run (validation and test plugs)",
+    "coverage_by_zone": "P10-P90 coverage per depth zone (validation and test plugs)",
+    "calibration_choice": "Calibration of each ensemble, chosen on the validation plugs",
 }
 
 #: Entries of ``metrics["comparison"]`` that the headline shows.

@@ -86,18 +86,24 @@ class Adapter(Module):
 def self_attention(layer: MultiheadAttention, grouped: bool = True) -> Adapter:
     """One array used as query, key and value.
 
-    ``grouped=True`` passes the same array three times (the fused QKV path an encoder takes; one
-    gradient comes back), ``False`` three copies of it, whose three gradients are added.
+    ``grouped=True`` passes the same array three times (the fused QKV path an encoder takes),
+    ``False`` three copies of it; either way the array's gradient is the sum of the three returned.
     """
     if grouped:
-        return Adapter(layer, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], lambda a, g: a.inner.backward(g))
+        return Adapter(layer, lambda a, x, **kw: a.inner(x, x, x, **kw)[0], lambda a, g: (sum(a.inner.backward(g)),))
     return Adapter(layer, lambda a, x, **kw: a.inner(x, x.copy(), x.copy(), **kw)[0],
                    lambda a, g: (sum(a.inner.backward(g)),))
 
 
 def cross_attention(layer: MultiheadAttention) -> Adapter:
     """Queries from ``x``, keys and values from the same ``memory`` array (a decoder's cross-attention)."""
-    return Adapter(layer, lambda a, x, mem, **kw: a.inner(x, mem, mem, **kw)[0], lambda a, g: a.inner.backward(g))
+    return Adapter(layer, lambda a, x, mem, **kw: a.inner(x, mem, mem, **kw)[0], lambda a, g: _query_memory(a.inner, g))
+
+
+def _query_memory(layer: MultiheadAttention, g) -> tuple:
+    """``(d_query, d_memory)``: the memory was key and value, so its gradient is the sum of theirs."""
+    d_query, d_key, d_value = layer.backward(g)
+    return d_query, d_key + d_value
 
 
 def lstm_cell_with_state(cell: LSTMCell) -> Adapter:

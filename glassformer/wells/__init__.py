@@ -14,12 +14,15 @@ module                 what it holds
 ``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
 ``tables``             the plain-text tables the CLI prints
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
+``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
 ``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
 ``trees``              random forest and gradient boosting on neighbouring depths (core targets)
 ``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
 ``core_scoring``       baselines at core depths, metrics at plug depths only
 ``core_experiment``    a complete core run folder (``glassformer train --core``)
 ``core_report``        coverage before and after calibration, the verdict in words, the figures
+``core_uncertainty``   a core run's intervals: calibration chosen, scores per core run and depth zone
+``core_match``         per-run depth shifts on their own (``glassformer core-match``), read back
 ``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
 ``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``

@@ -9,9 +9,11 @@
    between plugs, masked out of the loss), early-stopped on the validation plugs; optionally a
    second ensemble pretrained on a log-derived permeability (KLOGH) over several wells and
    fine-tuned on the core;
-4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal);
-5. score every model and baseline at the test plugs only, and the interval's coverage there
-   before and after calibration;
+4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal, with the
+   nonconformity score of lowest cross-conformal interval score there, :mod:`.core_uncertainty`);
+5. score every model and baseline at the test plugs only, and the interval's coverage, mean width
+   and interval score there, beside quantile gradient boosting conformalized on the same
+   validation plugs, per core run and per depth zone too;
 6. write the folder: the chosen ensemble (``ensemble/``, ``model/``), metrics, predictions,
    figures and the report.
 
@@ -32,9 +34,11 @@ from ..runs import prepare_run_dir, write_csv, write_json
 from .core_report import core_figures, coverage_summary, verdict_lines
 from .core_scoring import baseline_predictions, log_perm_name, score_roles
 from .core_split import masked_target, prepare_core_well, split_cores
+from .core_uncertainty import interval_tables, recalibrate
 from .ensemble import fit_ensemble, fit_pretrained_ensemble
 from .evaluation import regression_metrics
 from .model import WellModel
+from .uncertainty import QUANTILE_BASELINE
 
 __all__ = ["FINETUNED", "TRANSFORMER", "run_core_experiment"]
 
@@ -96,22 +100,26 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
     seconds.update(base_seconds)
     seconds["baselines (all)"] = time.perf_counter() - t0
     members = {name: ens.predict_members(cw.log) for name, ens in ensembles.items()}      # (K, n) each
+    y = first.target_values(cw.log)
+    choice = {name: recalibrate(ens, members[name], y, split.masks) for name, ens in ensembles.items()}
     quantiles = {name: {"calibrated": ens.predict_quantiles(cw.log, members=members[name]),
                         "uncalibrated": ens.predict_quantiles(cw.log, members=members[name], calibrated=False)}
                  for name, ens in ensembles.items()}
-    y = first.target_values(cw.log)
     preds = {**{name: q["calibrated"]["P50"] for name, q in quantiles.items()}, **baselines}
     scores = score_roles(y, preds, split.masks)
     coverage = {name: coverage_summary(y, q, split.masks, ensembles[name]) for name, q in quantiles.items()}
+    tables, qbase = interval_tables(cw, split, first, ensembles, members, y, seed=int(first.model_.random_state))
     selected = min(ensembles, key=lambda n: scores["validation"][n]["rmse"])
     ensembles[selected].save(out / "ensemble")
     ensembles[selected].first.save(out / "model", overwrite=True)
     metrics = _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, preds, seconds, selected, notes,
                        attribution)
+    metrics.update(tables, calibration_choice=choice)
     metrics["seconds_total"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
     write_json(out / "config.json", _config(title, wm, cw, split, ensembles, log_perm_curve, config, attribution))
-    write_csv(out / "predictions.csv", _frame(cw, split, first, preds, quantiles))
+    write_csv(out / "predictions.csv", _frame(cw, split, first, preds, {**quantiles, QUANTILE_BASELINE: {
+        "calibrated": qbase, "uncalibrated": {"P10": qbase["P10_raw"], "P90": qbase["P90_raw"]}}}))
     core_figures(out, cw, split, first, quantiles, coverage, ensembles[selected], selected,
                  baselines.get(log_perm_name(log_perm_curve)) if log_perm_curve else None,
                  log_perm_name(log_perm_curve) if log_perm_curve else None, reference_shifts, title)
@@ -274,6 +282,20 @@ def summary_lines(metrics: dict) -> list:
     for name, c in metrics["coverage"].items():
         t = c["test"]
         lines.append(f"P10-P90 coverage of the {name} on the {comp['split']}: {t['before']['coverage']:.0%} before "
-                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; scale {c['scale']:.3g} "
-                     f"fitted on {c['calibration']['n']} validation values)")
+                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; {c['calibration']['score']} "
+                     f"score chosen on validation, fitted on {c['calibration']['n']} validation values)")
+    return lines + interval_lines(metrics)
+
+
+def interval_lines(metrics: dict) -> list:
+    """The P10-P90 intervals on the test plugs: coverage, mean width and interval score, chosen rows and baseline."""
+    table = metrics.get("interval_scores", {}).get("test")
+    if not table:
+        return []
+    width = "decades" if metrics["units"]["rmse"] == "log10 mD" else metrics["units"]["rmse"]
+    lines = [f"  {'P10-P90 interval, test plugs':<60}{'coverage':>9}{'width (' + width + ')':>17}"
+             f"{'interval score':>16}"]
+    for row, r in table.items():
+        if row.endswith("(chosen)") or row.startswith("quantile"):
+            lines.append(f"  {row:<60}{r['coverage']:>9.0%}{r['mean_width']:>17.2f}{r['interval_score']:>16.2f}")
     return lines

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intervals import NOMINAL, coverage_curve, interval_coverage
+from ..errors import InputError
+from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
+from .uncertainty import interval_summary
 
 __all__ = ["core_figures", "coverage_summary", "verdict_lines"]
 
@@ -28,14 +30,30 @@ def coverage_summary(y, q: dict, masks: dict, ens) -> dict:
            "calibration": None if ens.calibration is None else ens.calibration.to_dict()}
     for role in ("validation", "test"):
         yy = np.where(masks[role], y, np.nan)
-        out[role] = {when: interval_coverage(yy, q[key]["P10"], q[key]["P90"])
+        out[role] = {when: interval_summary(yy, q[key]["P10"], q[key]["P90"])      # coverage, width, score
                      for when, key in (("before", "uncalibrated"), ("after", "calibrated"))}
     yy = np.where(masks["test"], y, np.nan)
     mean, sd = q["calibrated"]["mean"], q["calibrated"]["sd"]
     before = coverage_curve(yy, mean, sd, LEVELS)
-    after = coverage_curve(yy, mean, sd, LEVELS, scale=ens.scale)
-    out["curve_test"] = {"nominal": list(LEVELS), "before": before["empirical"], "after": after["empirical"],
+    out["curve_test"] = {"nominal": list(LEVELS), "before": before["empirical"],
+                         "after": _calibrated_curve(yy, y, mean, sd, masks["validation"], ens.calibration),
                          "n": before["n"]}
+    return out
+
+
+def _calibrated_curve(y_test, y, mean, sd, validation, calibration) -> list:
+    """Test coverage of the interval calibrated on the validation plugs at each nominal level (same score)."""
+    if calibration is None:
+        return [float("nan")] * len(LEVELS)
+    val = validation & np.isfinite(y) & np.isfinite(mean)
+    out = []
+    for level in LEVELS:
+        try:
+            cal = ConformalScale(level, calibration.score, calibration.floor).fit(y[val], mean[val], sd[val])
+        except InputError:                                   # too few validation values for this level
+            out.append(float("nan"))
+            continue
+        out.append(interval_coverage(y_test, *cal.interval(mean, sd))["coverage"])
     return out
 
 
@@ -121,7 +139,7 @@ def _coverage_figure(coverage, title, where="test plugs"):
     for ax, (name, c) in zip(axes, coverage.items()):
         curve = c["curve_test"]
         plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
-                                               f"after calibration (x{c['scale']:.3g})": curve["after"]},
+                                               f"calibrated ({c['calibration']['score']} score, each level)": curve["after"]},
                             n=curve["n"], ax=ax, title=f"{name}\n{where}")
     fig.suptitle(f"{title}: coverage of the ensemble's intervals")
     return fig

@@ -28,6 +28,11 @@ __all__ = ["CoreSplit", "CoreWell", "DEFAULT_CYCLE", "prepare_core_well", "split
 #: Roles of the cores in depth order when the user names none: they cycle through this pattern.
 DEFAULT_CYCLE = ("train", "test", "train", "validation")
 
+#: With fewer cores than :data:`DEFAULT_CYCLE` names, the share of a core's plugs (its deepest ones)
+#: held out as a block inside the core: validation in each training core, and with one core the
+#: test block below the validation block.
+BLOCK_FRACTION = 0.2
+
 
 @dataclass(eq=False)
 class CoreWell:
@@ -185,7 +190,10 @@ def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None,
 
     With nothing given, the cores holding plugs, in depth order, cycle through
     :data:`DEFAULT_CYCLE` (train, test, train, validation, ...), so that the held-out cores lie
-    between training cores.  When the test plugs are given, the validation plugs must be too.
+    between training cores.  With fewer than four such cores, blocks inside the cores are held
+    out instead: two or three cores train, test(, train), and the deepest
+    :data:`BLOCK_FRACTION` (20 %) of each training core's plugs validates; one core trains on
+    its upper 60 % of plugs, validates on the next 20 % and tests on the deepest 20 %.  When the test plugs are given, the validation plugs must be too.
 
     Raises
     ------
@@ -201,7 +209,9 @@ def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None,
     runs.sort(key=lambda r: cw.log.depth[usable & (labels == r)][0])       # depth order
     has_test = bool(test_cores) or test_depth is not None
     has_val = bool(validation_cores) or validation_depth is not None
-    if not (has_test or has_val):
+    if not (has_test or has_val) and len(runs) < len(DEFAULT_CYCLE):
+        masks, rule = _blocks_inside_cores(labels, usable, runs)
+    elif not (has_test or has_val):
         roles = {r: DEFAULT_CYCLE[i % len(DEFAULT_CYCLE)] for i, r in enumerate(runs)}
         masks = {role: usable & _one_of(labels, [r for r, x in roles.items() if x == role])
                  for role in ("train", "validation", "test")}
@@ -228,6 +238,42 @@ def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None,
             raise DataFileError(f"no {role} plug: every role needs plugs with a core {cw.target} and inputs "
                                 f"{', '.join(inputs)} (cores with such plugs: {', '.join(map(str, runs))})")
     return CoreSplit(masks=masks, cores=cores, rule=rule)
+
+
+def _deepest(mask: np.ndarray, fraction: float) -> np.ndarray:
+    """The deepest ``fraction`` (at least one) of the samples where ``mask`` holds (samples in depth order)."""
+    idx = np.flatnonzero(mask)
+    out = np.zeros_like(mask)
+    out[idx[len(idx) - max(1, int(round(fraction * len(idx)))):]] = True
+    return out
+
+
+def _blocks_inside_cores(labels, usable, runs) -> tuple:
+    """Default roles for one to three cores: whole cores train and test where there are two, and blocks inside them.
+
+    Two or three cores: in depth order train, test(, train); the deepest :data:`BLOCK_FRACTION` of each
+    training core's plugs validates.  One core: its deepest block tests, the block above it validates.
+    """
+    masks = {role: np.zeros_like(usable) for role in ("train", "validation", "test")}
+    pct = f"{100 * BLOCK_FRACTION:g} %"
+    if len(runs) == 1:
+        core = usable & _one_of(labels, runs)
+        masks["test"] = _deepest(core, BLOCK_FRACTION)
+        masks["validation"] = _deepest(core & ~masks["test"], BLOCK_FRACTION / (1 - BLOCK_FRACTION))
+        masks["train"] = core & ~masks["test"] & ~masks["validation"]
+        return masks, (f"one core: the deepest {pct} of its plugs test, the {pct} above them validate, the rest "
+                       "trains")
+    cycle = ("train", "test", "train")[:len(runs)]
+    for run, role in zip(runs, cycle):
+        core = usable & _one_of(labels, [run])
+        if role == "test":
+            masks["test"] |= core
+            continue
+        held = _deepest(core, BLOCK_FRACTION)
+        masks["validation"] |= held
+        masks["train"] |= core & ~held
+    return masks, (f"{len(runs)} cores in depth order: {', '.join(cycle)}; the deepest {pct} of the plugs of each "
+                   "training core validate (too few cores to hold out a whole validation core)")
 
 
 def _role_mask(cw, labels, usable, cores, depth, role) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug, with_comparison_settings
+from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 
 __all__ = ["cross_validate", "well_model_settings"]
@@ -72,6 +73,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
                               unit_suffix=unit_suffix)
     metrics = _metrics(summary, wm, title, scheme, list(seeds), attribution)
+    metrics["validation_span"] = _spans(logs, wm, n_folds)
     metrics["seconds"] = time.perf_counter() - t0
     write_json(out / "metrics.json", metrics)
     write_json(out / "config.json", _config(wm, title, logs, seeds, n_folds, config, attribution))
@@ -85,6 +87,9 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     echo(format_comparison_table(metrics, unit))
     echo(format_per_well_table(summary["per_well"], unit, title=f"RMSE per held-out well ({unit})"))
     echo(metrics["verdict"])
+    for fold, span in metrics["validation_span"].items():
+        for line in span["warnings"]:
+            echo(f"warning: {fold}: {line}")
     echo(f"Cross-validation took {metrics['seconds']:.0f} s")
     if report:
         from ..report import write_report
@@ -165,3 +170,15 @@ def _figures(out, summary, rows, wm, logs, title) -> None:
     for g in logs:
         extra[f"blind_well_{_slug(g.name)}"] = against_depth(g)
     write_figures(out, extra=extra)
+
+
+def _spans(logs, wm, n_folds) -> dict:
+    """Per fold (``"held out <wells>"``), how well the validation blocks span the training wells
+    (:func:`~glassformer.wells.splits.validation_span`), with the warnings it gives."""
+    out = {}
+    for train, test in cv_folds(logs, n_folds):
+        span = validation_span([logs[i] for i in train], [], [*wm.input_names, wm.target_name],
+                               validation=wm.validation, fraction=wm.validation_fraction, window=wm.window)
+        if span is not None:
+            out["held out " + ", ".join(logs[i].name for i in test)] = {**span, "warnings": span_warnings(span)}
+    return out

@@ -135,15 +135,23 @@ class DeepEnsemble:
         ``members``: predictions already computed by :meth:`predict_members`.
         """
         preds = self.predict_members(log) if members is None else members
-        return ensemble_quantiles(preds, scale=self.scale if calibrated else 1.0)
+        cal = self.calibration if calibrated else None
+        if cal is None or cal.score == "normalised":
+            return ensemble_quantiles(preds, scale=self.scale if calibrated else 1.0)
+        q = ensemble_quantiles(preds)                            # another score: its own bounds
+        q["P10"], q["P90"] = cal.interval(q["mean"], q["sd"])
+        return q
 
     @property
     def scale(self) -> float:
         """The conformal factor on the spread (1.0 before calibration)."""
         return float(self.calibration.scale_) if self.calibration is not None else 1.0
 
-    def calibrate(self, logs, coverage: float = NOMINAL) -> "DeepEnsemble":
-        """Fit the split-conformal scale on the targets of ``logs`` (validation data, never the test data).
+    def calibrate(self, logs, coverage: float = NOMINAL, score: str = "normalised",
+                  floor: float = 0.0) -> "DeepEnsemble":
+        """Fit the split-conformal calibration on the targets of ``logs`` (validation data, never the test data).
+
+        ``score`` and ``floor``: see :class:`ConformalScale` (the normalised score by default).
 
         Raises
         ------
@@ -156,7 +164,8 @@ class DeepEnsemble:
             y.append(self.first.target_values(g))
             mean.append(q["mean"])
             sd.append(q["sd"])
-        self.calibration = ConformalScale(coverage).fit(np.concatenate(y), np.concatenate(mean), np.concatenate(sd))
+        self.calibration = ConformalScale(coverage, score, floor).fit(np.concatenate(y), np.concatenate(mean),
+                                                                      np.concatenate(sd))
         return self
 
     # --- files --------------------------------------------------------------------------------

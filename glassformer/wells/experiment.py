@@ -22,6 +22,7 @@ from ..models import LSTMRegressor, SequenceRegressor
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel
+from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 from .tree_baselines import ensemble_settings_text
 
@@ -118,6 +119,10 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
+                           validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
+    if span is not None:
+        metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
     fitted.save(out / "model", overwrite=True)
     write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
                                             val_logs))
@@ -131,6 +136,8 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if len(metrics["per_well"]) > 1:
         echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
     echo(metrics["verdict"])
+    for line in (metrics.get("validation_span") or {}).get("warnings", []):
+        echo(f"warning: {line}")
     if report:
         from ..report import write_report
 

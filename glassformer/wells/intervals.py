@@ -35,6 +35,11 @@ __all__ = ["ConformalScale", "NOMINAL", "coverage_curve", "ensemble_quantiles", 
 #: Nominal coverage of the P10-P90 interval.
 NOMINAL = 0.8
 
+#: Nonconformity scores :class:`ConformalScale` knows, with the words its description uses.
+SCORES = {"normalised": "normalised score |y - mean| / sd", "absolute": "absolute score |y - mean|",
+          "cqr": "CQR score on the ensemble's Gaussian quantiles, max(P10 - y, y - P90)",
+          "floored": "normalised score with a floor, |y - mean| / (sd + floor)"}
+
 #: Smallest spread used as a divisor (the members may agree exactly where the inputs are constant).
 _TINY = 1e-12
 
@@ -152,11 +157,17 @@ class ConformalScale:
     ----------
     coverage : float in (0, 1), default 0.8
         Target coverage of the central interval (0.8: P10-P90).
+    score : {"normalised", "absolute", "cqr", "floored"}, default "normalised"
+        The nonconformity score (see :mod:`glassformer.wells.uncertainty`): ``|y - mean| / sd``,
+        ``|y - mean|``, ``max(mean - z sd - y, y - mean - z sd)`` or ``|y - mean| / (sd + floor)``.
+    floor : float >= 0, default 0
+        The ``floored`` score's addition to the spread (model units).
 
     Attributes
     ----------
     scale_ : float
-        Factor on the spread; the calibrated P10/P90 are ``mean ∓ z_0.9 * scale_ * sd``.
+        ``quantile_ / z``: with the normalised score, the factor on the spread (the calibrated
+        P10/P90 are ``mean ∓ z_0.9 * scale_ * sd``); :meth:`interval` holds every score's bounds.
     n_ : int
         Calibration values used.
     quantile_ : float
@@ -176,8 +187,21 @@ class ConformalScale:
         (4 for 80 %), since the finite-sample quantile is then infinite.
     """
 
-    def __init__(self, coverage: float = NOMINAL):
+    def __init__(self, coverage: float = NOMINAL, score: str = "normalised", floor: float = 0.0):
         self.coverage = coverage
+        self.score = score
+        self.floor = floor
+
+    def _scores(self, y, mean, sd) -> np.ndarray:
+        """Nonconformity scores of the method ``score`` (see :mod:`glassformer.wells.uncertainty`)."""
+        z = float(normal_quantile(0.5 + self.coverage / 2))
+        if self.score == "normalised":
+            return np.abs(y - mean) / np.maximum(sd, _TINY)
+        if self.score == "absolute":
+            return np.abs(y - mean)
+        if self.score == "cqr":
+            return np.maximum(mean - z * sd - y, y - mean - z * sd)
+        return np.abs(y - mean) / np.maximum(sd + self.floor, _TINY)     # floored
 
     def fit(self, y, mean, sd) -> "ConformalScale":
         """Fit on calibration values ``y`` and the ensemble's ``mean`` and ``sd`` there (any shape, NaN skipped)."""
@@ -188,8 +212,12 @@ class ConformalScale:
                        for v, n in ((y, "y"), (mean, "mean"), (sd, "sd")))
         if not (y.shape == mean.shape == sd.shape):
             raise ShapeError(f"{where}: y {y.shape}, mean {mean.shape} and sd {sd.shape} must have one shape")
+        if self.score not in SCORES:
+            raise InputError(f"{where}: score must be one of {', '.join(SCORES)}, got {self.score!r}")
+        if not (math.isfinite(float(self.floor)) and self.floor >= 0):
+            raise InputError(f"{where}: floor must be a finite number >= 0, got {self.floor!r}")
         ok = np.isfinite(y) & np.isfinite(mean) & np.isfinite(sd)
-        scores = np.sort(np.abs(y[ok] - mean[ok]) / np.maximum(sd[ok], _TINY))   # (n,)
+        scores = np.sort(self._scores(y[ok], mean[ok], sd[ok]))   # (n,)
         n = scores.size
         k = math.ceil((n + 1) * self.coverage)               # rank of the finite-sample quantile
         if k > n:
@@ -205,18 +233,23 @@ class ConformalScale:
         """``(lower, upper)`` of the calibrated interval, arrays like ``mean``."""
         if not hasattr(self, "scale_"):
             raise NotReadyError("ConformalScale.interval: call fit() first")
-        half = self.quantile_ * np.maximum(np.asarray(sd, dtype=np.float64), _TINY)
-        return np.asarray(mean) - half, np.asarray(mean) + half
+        mean, sd = np.asarray(mean, dtype=np.float64), np.asarray(sd, dtype=np.float64)
+        z = float(normal_quantile(0.5 + self.coverage / 2))
+        half = {"normalised": lambda: self.quantile_ * np.maximum(sd, _TINY),
+                "absolute": lambda: np.full_like(sd, self.quantile_),
+                "cqr": lambda: z * sd + self.quantile_,
+                "floored": lambda: self.quantile_ * np.maximum(sd + self.floor, _TINY)}[self.score]()
+        return mean - half, mean + half
 
     def to_dict(self) -> dict:
         """``{"method", "coverage", "scale", "quantile", "n"}`` (JSON-able)."""
-        return {"method": "split-conformal, normalised score |y - mean| / sd", "coverage": float(self.coverage),
-                "scale": getattr(self, "scale_", None), "quantile": getattr(self, "quantile_", None),
-                "n": getattr(self, "n_", None)}
+        return {"method": f"split-conformal, {SCORES[self.score]}", "score": self.score, "floor": float(self.floor),
+                "coverage": float(self.coverage), "scale": getattr(self, "scale_", None),
+                "quantile": getattr(self, "quantile_", None), "n": getattr(self, "n_", None)}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ConformalScale":
-        out = cls(d["coverage"])
+        out = cls(d["coverage"], d.get("score", "normalised"), float(d.get("floor", 0.0)))
         out.scale_, out.quantile_, out.n_ = float(d["scale"]), float(d["quantile"]), int(d["n"])
         return out
 

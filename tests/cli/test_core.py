@@ -71,6 +71,22 @@ def test_core_run_folder_holds_the_comparison_and_the_coverage(core_run):
         c = cov["test"][when]
         assert c["n"] == 10 and c["coverage"] == (10 - c["below"] - c["above"]) / 10
     assert cov["validation"]["after"]["coverage"] >= 0.8                         # by construction
+    intervals = metrics["interval_scores"]["test"]                                       # width and score beside coverage
+    assert "quantile gradient boosting (CQR)" in intervals
+    chosen = metrics["calibration_choice"]["transformer"]["chosen"]
+    assert cov["calibration"]["score"] == chosen and f"transformer, {chosen} (chosen)" in intervals
+    rows = pd.read_csv(core_run / "predictions.csv")
+    test = rows["role"] == "test"
+    y = rows.loc[test, "CKHL_observed_log10_mD"].to_numpy()
+    for name, column in (("quantile gradient boosting (CQR)", "quantile_gradient_boosting_cqr"),
+                         (f"transformer, {chosen} (chosen)", "transformer")):
+        lo, hi = (rows.loc[test, f"{column}_{k}_log10_mD"].to_numpy() for k in ("P10", "P90"))
+        miss = 10 * (np.clip(lo - y, 0, None) + np.clip(y - hi, 0, None))        # 2 / alpha per unit missed
+        assert intervals[name]["interval_score"] == pytest.approx(np.mean(hi - lo + miss), rel=1e-4)  # CSV digits
+        assert intervals[name]["mean_width"] == pytest.approx(np.mean(hi - lo), rel=1e-4)
+    assert set(metrics["coverage_by_core"]["quantile gradient boosting (CQR)"]) == {"core 2 (test)",
+                                                                                   "core 4 (validation)"}
+    assert sum(z["n"] for z in metrics["coverage_by_zone"]["quantile gradient boosting (CQR)"].values()) == 20
     assert metrics["verdict"] and metrics["selected"]["model"] == "transformer"
     assert metrics["split"]["cores"] == {"train": ["1", "3"], "validation": ["4"], "test": ["2"]}
     for name in ("interval_vs_depth", "coverage", "depth_match", "core_on_log", "loss"):
@@ -105,6 +121,9 @@ def test_log_target_ensemble_on_a_blind_well(files, tmp_path):
     assert metrics["comparison"]["split"] == "test wells blind (300 depths)"
     cov = metrics["coverage"]["transformer"]
     assert cov["calibration"]["n"] == 60 and cov["test"]["after"]["n"] == 300
+    after = cov["test"]["after"]                              # the score is the width plus the misses' penalty
+    assert after["interval_score"] >= after["mean_width"] > 0
+    assert (after["interval_score"] > after["mean_width"]) == (after["coverage"] < 1)
     rows = pd.read_csv(out / "predictions.csv")
     assert (rows["transformer_P10_log10_mD"] <= rows["transformer_P90_log10_mD"]).all()
     assert (out / "figures" / "interval_vs_depth.png").is_file()
@@ -172,7 +191,6 @@ def test_core_porosity_unit_must_be_stated(files, tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--test-cores", "2"], "--test-cores is used only with --core"),
     (["--validation-depth", "1040:1050"], "--validation-depth is used only with --core or --ensemble"),
-    (["--ensemble", "2"], "--ensemble needs validation data"),
 ])
 def test_core_options_without_core_are_one_line_errors(files, tmp_path, capsys, args, message):
     base = ["train", "--data", str(files / "well.csv"), "--inputs", "PHIF", "--target", "KLOGH", "--train-depth",

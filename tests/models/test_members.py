@@ -76,3 +76,20 @@ def test_what_cannot_be_stacked_is_refused():
         fit_members([LSTMRegressor(), LSTMRegressor()], X, y)
     with pytest.raises(InputError, match="no models"):
         fit_members([], X, y)
+
+
+def test_members_with_reference_kernels_run_the_reference_and_equal_the_models_fitted_alone(monkeypatch):
+    X, y = _data(n=24)
+    kw = dict(d_model=4, num_heads=2, epochs=3, batch_size=8, early_stopping_patience=None, kernels="reference")
+    alone = [SequenceRegressor(**kw, random_state=s).fit(X, y) for s in SEEDS[:2]]
+    from glassformer.nn import functional
+
+    def broken(*args, **kwargs):
+        raise AssertionError("a fast kernel ran")
+    for name in ("linear", "linear_backward", "layer_norm", "scaled_dot_product_attention"):
+        monkeypatch.setattr(functional, name, broken)
+    together = fit_members([SequenceRegressor(**kw, random_state=s) for s in SEEDS[:2]], X, y)
+    for a, b in zip(alone, together):
+        np.testing.assert_allclose(b.history_.train_loss, a.history_.train_loss, rtol=1e-12)
+        for (name, u), v in zip(a.network_.state_dict().items(), b.network_.state_dict().values()):
+            np.testing.assert_allclose(v, u, rtol=1e-12, atol=1e-14, err_msg=name)

@@ -333,3 +333,31 @@ def test_save_onto_an_existing_file_says_so(tmp_path):
         chapter().save(afile / "sub")
     assert afile.read_text() == "not a folder"
 
+
+
+def test_kernels_option_runs_fit_predict_and_trace_on_the_reference(monkeypatch, batch):
+    """``kernels="reference"``: no fast kernel runs in fit, predict, score or trace, and the numbers
+    are the fast model's (to 1e-12); ``kernels=None`` follows ``glassformer.kernels``."""
+    from glassformer import kernels
+    from glassformer.nn import functional
+
+    X, y = batch
+    fast = SequenceRegressor.chapter_model(epochs=5).fit(X, y)
+    fast_prediction = fast.predict(X)
+
+    def broken(*args, **kwargs):
+        raise AssertionError("a fast kernel ran")
+    for name in ("linear", "layer_norm", "scaled_dot_product_attention", "scaled_dot_product_attention_backward"):
+        monkeypatch.setattr(functional, name, broken)
+    reference = SequenceRegressor.chapter_model(epochs=5, kernels="reference").fit(X, y)
+    np.testing.assert_allclose(reference.history_.train_loss, fast.history_.train_loss, rtol=1e-12)
+    np.testing.assert_allclose(reference.predict(X), fast_prediction, rtol=1e-12, atol=1e-14)
+    assert reference.trace(X)["layers.0.A"].shape == (5, 1, 7, 7)
+    assert reference.get_params()["kernels"] == "reference"
+    follows = SequenceRegressor.chapter_model(epochs=5)
+    with kernels("reference"):
+        follows.fit(X, y)
+    with pytest.raises(AssertionError, match="fast kernel"):
+        follows.predict(X)                                    # outside the block: the fast default
+    with pytest.raises(InputError, match="kernels"):
+        SequenceRegressor(kernels="math").fit(X, y)

@@ -34,7 +34,7 @@ class SelfAttention(Module):
         return self.mha(x, x, x, **kwargs)[0]
 
     def backward(self, grad_output):
-        return self.mha.backward(grad_output)[0]          # query is key is value: one gradient
+        return sum(self.mha.backward(grad_output))        # query is key is value: the sum of the three
 
 
 class CrossAttention(Module):
@@ -48,7 +48,8 @@ class CrossAttention(Module):
         return self.mha(x, mem, mem, **kwargs)[0]
 
     def backward(self, grad_output):
-        return self.mha.backward(grad_output)             # key is value: (d_query, d_memory)
+        d_query, d_key, d_value = self.mha.backward(grad_output)
+        return d_query, d_key + d_value                   # key is value: the memory's gradient is the sum
 
 
 def _mha(rng=0, **kw):
@@ -128,20 +129,31 @@ def test_gradcheck_rotary_and_no_out_proj(interleaved):
     assert rep.max_error <= 1e-6, str(rep)
 
 
-def test_backward_gives_one_gradient_per_distinct_input():
-    """Self-attention (one array) gets one gradient: the sum of the three a caller of three copies gets."""
+def test_backward_returns_three_gradients_whichever_arrays_are_shared():
+    """(d_query, d_key, d_value) always, as PyTorch's autograd; a shared array's gradient is their sum,
+    equal to the fused gradient the transformer layers take internally."""
     rng = np.random.default_rng(5)
     mha = _mha()
     x, g = rng.standard_normal((B, L, E)), rng.standard_normal((B, L, E))
-    mha(x, x, x)
-    (grouped,) = mha.backward(g)
-    mha(x, x.copy(), x.copy())
-    dq, dk, dv = mha.backward(g)
-    np.testing.assert_allclose(dq + dk + dv, grouped, atol=1e-12)
-    assert not np.allclose(dq, dk)
     mem = rng.standard_normal((B, S, E))
+    mha(x, x.copy(), x.copy())
+    separate = mha.backward(g)                                  # three distinct arrays
+    mha(x, x, x)
+    shared = mha.backward(g)                                    # q is k is v
+    assert len(separate) == len(shared) == 3
+    for a, b in zip(shared, separate):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+    assert not np.allclose(shared[0], shared[1])                # each is its own input's part, not the sum
+    mha(x, x, x)
+    (grouped,) = mha._backward_grouped(g)
+    np.testing.assert_allclose(sum(shared), grouped, rtol=1e-12, atol=1e-13)
+    mha(x, mem, mem)                                            # k is v
+    d_query, d_key, d_value = mha.backward(g)
+    assert (d_query.shape, d_key.shape, d_value.shape) == ((B, L, E), (B, S, E), (B, S, E))
     mha(x, mem, mem)
-    assert [a.shape for a in mha.backward(g)] == [(B, L, E), (B, S, E)]
+    d_q2, d_mem = mha._backward_grouped(g)
+    np.testing.assert_allclose(d_key + d_value, d_mem, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(d_query, d_q2, rtol=1e-12, atol=1e-13)
 
 
 def test_fused_and_separate_paths_agree():
@@ -375,7 +387,7 @@ def test_mha_parity(kind, mask, dtype, tp):
     # gradients of sum(R * output)
     ours.zero_grad()
     out, _ = ours(*args_o, need_weights=False, **ok)
-    grads = ours.backward(R)                   # one gradient per distinct input array
+    grads = ours.backward(R)                   # (d_query, d_key, d_value) whichever arrays are shared
     Rt = R.copy()
     extra = None
     if blocked is not None:
@@ -385,13 +397,13 @@ def test_mha_parity(kind, mask, dtype, tp):
     tout, _ = tm(*args_t, **tk)
     tout.backward(tp.t(Rt))
     tp.compare_param_grads(ours, tm, dtype, extra)
+    assert len(grads) == 3
     if kind == "self":
-        (dx,) = grads
-        tp.assert_match(dx, tx.grad.numpy(), dtype, "d_x")
+        tp.assert_match(sum(grads), tx.grad.numpy(), dtype, "d_x")        # x was query, key and value
     elif kind == "cross":
-        dq, dmem = grads
+        dq, dk, dv = grads
         tp.assert_match(dq, tx.grad.numpy(), dtype, "d_query")
-        tp.assert_match(dmem, tmem.grad.numpy(), dtype, "d_memory")
+        tp.assert_match(dk + dv, tmem.grad.numpy(), dtype, "d_memory")   # memory was key and value
     else:
         dq, dk, dv = grads
         tp.assert_match(dq, tx.grad.numpy(), dtype, "d_query")
@@ -575,7 +587,7 @@ def test_query_blocks_keep_no_weights_yet_give_the_same_layer_and_every_weight_t
         att = MultiheadAttention(8, 2, rng=5, query_block=block)
         out, w = att(x, x, x, need_weights=True, is_causal=True)
         assert (att._cache["A"] is None) == (block is not None)          # blocks: no (L, S) weights kept
-        (dx,) = att.backward(dO)
+        dx = sum(att.backward(dO))
         results.append((out, w, dx, att.intermediates()["A"], att.in_proj_weight.grad.copy()))
     for got, want in zip(results[1], results[0]):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
