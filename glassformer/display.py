@@ -1,7 +1,8 @@
 """What Jupyter shows for a trace and a model: small HTML, no network, no JavaScript.
 
 :func:`trace_html` lists every array of a :class:`~glassformer.trace.Trace` in forward order
-(name, meaning, shape, dtype, units, range) and draws the attention weights of each layer and
+(name, meaning, shape, dtype, units, range), then, for a backward trace, the loss and every
+gradient in backward order, and draws the attention weights (and their gradients) of each layer and
 head as a small inline SVG heat map, whose cells show query position, key position and weight on
 hover (:func:`glassformer.report.svg.heatmap_svg`).  :func:`estimator_html` summarises a window
 regressor: the hyperparameters that differ from its defaults, its parameter count, and whether
@@ -48,6 +49,9 @@ def _arrays_table(trace) -> str:
     rows = []
     for i, (key, arr) in enumerate(trace.items(), 1):
         sym = _symbol(key)
+        if key == "y":                                 # the backward pass's arrays follow
+            rows.append("<tr><th colspan=\"7\">Backward pass: the target, the loss and dL/d of each array, in the "
+                        "order backward computes them</th></tr>")
         unit = trace.units.get(key) or trace.units.get(sym) or "—"
         rows.append(f"<tr><td class=\"num\">{i}</td><th>{esc(key)}</th><td>{esc(SYMBOLS.get(sym, ''))}</td>"
                     f"<td>{esc(tuple(arr.shape))}</td><td>{esc(arr.dtype)}</td><td>{esc(unit)}</td>"
@@ -56,30 +60,44 @@ def _arrays_table(trace) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _attention_maps(trace, sample: int) -> str:
-    """One small heat map per layer and head of every 4-D attention-weight array (key ending in ``A``)."""
+def _attention_maps(trace, sample: int, symbol: str = "A") -> str:
+    """One small heat map per layer and head of every 4-D array whose key ends in ``symbol``
+    (the weights ``A``; the gradients ``dA``, ``dS`` on a diverging scale centred on 0)."""
     blocks = []
     pos = _positions(trace, sample)
     unit = trace.units.get("positions")
+    signed = symbol.startswith("d")
     for key, arr in trace.items():
-        if _symbol(key) != "A" or arr.ndim != 4:
+        if _symbol(key) != symbol or arr.ndim != 4:
             continue
         b, heads, L, S = arr.shape                                            # (batch, num_heads, L, S)
         labels = pos if pos is not None and len(pos) == L == S else None
         cell = max(4.0, min(18.0, 144.0 / max(L, S)))
-        lo, hi = float(np.nanmin(arr[sample])), float(np.nanmax(arr[sample]))   # one scale for the layer's heads
+        finite = arr[sample][np.isfinite(arr[sample])]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)  # one scale, all heads
+        if signed:
+            hi = max(abs(lo), abs(hi)) or 1.0
+            lo = -hi
+        value = f"dL/d{symbol[1:]}" if signed else "weight"
         maps = [heatmap_svg(arr[sample, h], query_labels=labels, unit=unit, cell=cell, vmin=lo, vmax=hi, axes=False,
-                            title=f"{key}, head {h}") for h in range(heads)]
+                            title=f"{key}, head {h}", value_name=value, cmap="RdBu_r" if signed else "viridis")
+                for h in range(heads)]
         figs = "".join(f"<figure>{m}<figcaption>{esc(key)}, head {h}</figcaption></figure>" for h, m in enumerate(maps))
         cut = f" (first {MAX_CELLS} of {max(L, S)} positions)" if max(L, S) > MAX_CELLS else ""
+        scale = (f"colour from {lo:.3g} (blue) through 0 (white) to {hi:.3g} (red)" if signed
+                 else f"colour from {lo:.3g} (dark) to {hi:.3g} (bright)")
         blocks.append(f"<div class=\"maps\">{figs}</div><p style=\"font-size:11px\">{esc(key)}: rows are queries, "
-                      f"columns keys, sequence {sample} of {b}{cut}; colour from {lo:.3g} (dark) to {hi:.3g} (bright), "
-                      "the same for every head; rest the pointer on a cell for its weight.</p>")
+                      f"columns keys, sequence {sample} of {b}{cut}; {scale}, the same for every head; rest the "
+                      f"pointer on a cell for its {esc(value)}.</p>")
     return "".join(blocks)
 
 
 def trace_html(trace, *, sample: int = 0) -> str:
     """HTML view of a :class:`~glassformer.trace.Trace`: arrays in forward order, attention maps per head.
+
+    A backward trace (``grads=True``) also lists the target, the loss and every gradient in the
+    order backward computes them, and draws dL/dA and dL/dS per layer and head (blue negative,
+    red positive).
 
     Parameters
     ----------
@@ -90,8 +108,8 @@ def trace_html(trace, *, sample: int = 0) -> str:
     Returns
     -------
     str
-        A ``<div>`` with an inline style sheet, one table and one ``<svg>`` per layer and head; no
-        script, no external resource.
+        A ``<div>`` with an inline style sheet, one table and one ``<svg>`` per layer and head (and
+        per gradient map); no script, no external resource.
     """
     first = next(iter(trace.values()), None)
     batch = first.shape[0] if first is not None and first.ndim >= 1 else 0
@@ -102,9 +120,14 @@ def trace_html(trace, *, sample: int = 0) -> str:
     if pos is not None and pos.size:
         unit = trace.units.get("positions", "")
         where = f"; positions {fmt(float(pos[0]))} to {fmt(float(pos[-1]))}{' ' + unit if unit else ''}"
-    summary = f"Trace of one forward pass: {len(trace)} arrays in the order they are computed{where}."
-    return (f"<div class=\"gf-view\">{_STYLE}<p><b>{esc(summary)}</b></p>{_arrays_table(trace)}"
-            f"{_attention_maps(trace, sample)}</div>")
+    if "L" in trace:
+        summary = (f"Trace of one forward and backward pass: {len(trace)} arrays, the forward ones in the order they "
+                   f"are computed, then the loss L = {float(trace['L']):.6g} and its gradients{where}.")
+        maps = "".join(_attention_maps(trace, sample, s) for s in ("A", "dA", "dS"))
+    else:
+        summary = f"Trace of one forward pass: {len(trace)} arrays in the order they are computed{where}."
+        maps = _attention_maps(trace, sample)
+    return f"<div class=\"gf-view\">{_STYLE}<p><b>{esc(summary)}</b></p>{_arrays_table(trace)}{maps}</div>"
 
 
 def constructor_defaults(cls) -> dict:

@@ -1,7 +1,11 @@
 """Central finite-difference gradient checking for any glassformer module.
 
-The check contracts the module's output with a fixed random array ``R``, so the
-scalar ``L = sum(R * output)`` has ``dL/d(output) = R``.  The analytic gradients
+The check contracts the module's output with a random array ``R``, so the
+scalar ``L = sum(R * output)`` has ``dL/d(output) = R``.  ``R`` comes from a stream of its own
+(a seed sequence with a spawn key, which no ``default_rng(seed)`` reproduces): inputs drawn with
+any integer seed never equal it.  They must not: ``R`` parallel to a LayerNorm's input, for one,
+is a direction LayerNorm removes, so the input gradient is nearly zero and the rounding of the
+finite differences alone exceeds the tolerance on a correct backward.  The analytic gradients
 come from ``module.backward(R)``; the numerical ones from
 
     dL/dθ_i ≈ (L(θ + h e_i) - L(θ - h e_i)) / (2h)
@@ -9,7 +13,9 @@ come from ``module.backward(R)``; the numerical ones from
 for every element of every parameter and every floating input.  For each
 tensor the *relative error* is ``max|analytic - numeric| / max(max|analytic|,
 max|numeric|, atol)``.  Run it in float64 with dropout off (``module.eval()``
-or ``p=0``); in float32 the differences are dominated by rounding.
+or ``p=0``); in float32 the differences are dominated by rounding.  A tensor whose gradient is
+nearly zero -- so small that the rounding of the differences alone is a tenth of the default
+tolerance of its relative error -- is named in a :class:`GradcheckWarning`.
 
 Example
 -------
@@ -23,12 +29,38 @@ True
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .errors import InputError
+from .nn.module import make_rng
+
+__all__ = ["GradcheckReport", "GradcheckWarning", "contraction_rng", "gradcheck"]
+
+#: Entropy of the contraction's stream ("gradcheck" in ASCII); with a spawn key, see :func:`contraction_rng`.
+_CONTRACTION_ENTROPY = int.from_bytes(b"gradcheck", "big")
+#: Warn when the differences' rounding exceeds this fraction of a gradient's size: a tenth of the
+#: default tolerance 1e-6, a hundred times what a well-scaled gradient shows (~1e-9).
+_NEAR_ZERO = 1e-7
+
+
+class GradcheckWarning(UserWarning):
+    """A checked gradient is nearly zero: its relative error measures rounding, not the backward."""
+
+
+def contraction_rng(rng=None) -> np.random.Generator:
+    """The generator of the contraction ``R``.
+
+    None (the default): a fixed stream, ``SeedSequence(entropy, spawn_key=(1,))``; ``default_rng(n)``
+    seeds from ``SeedSequence(n)`` with no spawn key, so no integer seed gives these numbers and the
+    check is still reproducible.  An int or a Generator: that stream (as :func:`~glassformer.nn.make_rng`).
+    """
+    if rng is None:
+        return np.random.default_rng(np.random.SeedSequence(_CONTRACTION_ENTROPY, spawn_key=(1,)))
+    return make_rng(rng)
 
 
 @dataclass
@@ -72,7 +104,7 @@ def gradcheck(
     select: Callable = _first,
     eps: float = 1e-6,
     atol: float = 1e-8,
-    seed: int = 0,
+    rng=None,
     check_inputs: bool = True,
 ) -> GradcheckReport:
     """Compare ``module.backward`` with central finite differences.
@@ -93,8 +125,9 @@ def gradcheck(
         Finite-difference step h.
     atol : float
         Floor of the denominator, so tensors whose gradient is zero compare absolutely.
-    seed : int
-        Seed of the random contraction ``R``.
+    rng : None, int or numpy.random.Generator
+        Source of the random contraction ``R`` (:func:`contraction_rng`); None, the default, is a
+        stream of its own that inputs drawn with any integer seed cannot equal.
     check_inputs : bool
         Also check dL/d(input) for every floating input.
 
@@ -107,11 +140,19 @@ def gradcheck(
     ------
     InputError
         If the module's ``backward`` returns a gradient of the wrong shape.
+
+    Warns
+    -----
+    GradcheckWarning
+        For each tensor whose gradient is nearly zero: the rounding of the finite differences,
+        ``eps_machine * sum|R * output| / eps``, exceeds ``1e-7`` of its largest entry.
     """
     kwargs = dict(kwargs or {})
     inputs = [np.array(x, copy=True) if _is_float(x) else x for x in inputs]
     out = np.asarray(select(module.forward(*inputs, **kwargs)))
-    R = np.random.default_rng(seed).standard_normal(out.shape).astype(out.dtype)
+    R = contraction_rng(rng).standard_normal(out.shape).astype(out.dtype)
+    # What the rounding of L = sum(R * output) leaves in a central difference (two evaluations / 2h).
+    noise = float(np.finfo(out.dtype).eps * np.sum(np.abs(R * out)) / eps)
 
     def loss() -> float:
         return float(np.sum(np.asarray(select(module.forward(*inputs, **kwargs))) * R))
@@ -127,7 +168,7 @@ def gradcheck(
 
     report = GradcheckReport()
     for name, p in params:
-        report.errors[name] = _rel_error(analytic[name], _numeric(p.data, loss, eps), atol)
+        report.errors[name] = _checked(name, analytic[name], _numeric(p.data, loss, eps), atol, noise)
     if check_inputs:
         for i, x in enumerate(inputs):
             if not _is_float(x):
@@ -139,9 +180,20 @@ def gradcheck(
                 raise InputError(
                     f"gradcheck: gradient for input[{i}] has shape {np.shape(g)}, expected {x.shape}"
                 )
-            report.errors[f"input[{i}]"] = _rel_error(np.asarray(g), _numeric(x, loss, eps), atol)
+            report.errors[f"input[{i}]"] = _checked(f"input[{i}]", np.asarray(g), _numeric(x, loss, eps), atol, noise)
     module.zero_grad()
     return report
+
+
+def _checked(name: str, analytic: np.ndarray, numeric: np.ndarray, atol: float, noise: float) -> float:
+    """The relative error of one tensor, with a warning when its gradient is nearly zero."""
+    size = max(float(np.max(np.abs(analytic), initial=0.0)), float(np.max(np.abs(numeric), initial=0.0)))
+    if 0.0 < size < noise / _NEAR_ZERO:          # exact zeros on both sides are an exact answer, not a doubt
+        warnings.warn(f"gradcheck: the gradient of {name} is nearly zero (largest entry {size:.3g}, rounding of the "
+                      f"finite differences ~{noise:.3g}), so its relative error measures rounding, not the backward; "
+                      "is the contraction (rng=) or the input special, e.g. a direction the layer removes?",
+                      GradcheckWarning, stacklevel=3)
+    return _rel_error(analytic, numeric, atol)
 
 
 def _is_float(x) -> bool:

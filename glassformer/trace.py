@@ -26,6 +26,21 @@ Per-layer symbols (Q ... H) are keyed ``"layers.<i>.<symbol>"``; model-level one
 y_hat) by the bare symbol.  In a pre-norm layer (``norm_first=True``) the meanings of T1, R, T2 and
 H follow the layer's own ``intermediates()`` documentation.  Symbols a layer does not produce (for
 example Q, K, V, S, A with ``mixer="fourier"``) are simply absent.
+
+The backward trace (``model.trace(X, positions, y=y, grads=True)``) adds, after the forward arrays,
+the target ``y``, the loss ``L`` (mean squared error over the observed targets, a 0-d array) and the
+gradient of ``L`` with respect to every intermediate, keyed ``"d" + symbol`` with the same prefix and
+shape as the intermediate, in the order backward computes them:
+
+``dy_hat``, then for each layer from the last to the first ``layers.<i>.dH``, ``dT2``, ``dF``,
+``dG``, ``dR``, ``dT1``, ``dU``, ``dA``, ``dS``, ``dQ``, ``dK``, ``dV``, then ``dZ``, ``dE``,
+``dP`` and ``dX``.
+
+Each is the chapter's gradient: ``dA = dL/dA`` and ``dS = dL/dS`` of the scaled scores
+``S = Q K^T / sqrt(d_k)`` (not multiplied by the scale), ``dP = dL/dP`` summed over the batch when
+``P`` is shared ``(seq, d_model)``.  A layer's input gradient is the previous layer's ``dH``
+(the first layer's is ``dZ``).  :meth:`Trace.backward_steps` lists ``(symbol key, gradient key)``
+pairs in that order, for walking the backward pass from ``y_hat`` down to ``S`` and ``Z``.
 """
 
 from __future__ import annotations
@@ -35,6 +50,9 @@ from collections.abc import Mapping
 import numpy as np
 
 _LAYER_SYMBOLS = ("Q", "K", "V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H")
+#: The order backward computes the gradients in: model level, each layer from the last, model level.
+BACKWARD_LAYER_SYMBOLS = ("H", "T2", "F", "G", "R", "T1", "U", "A", "S", "Q", "K", "V")
+BACKWARD_MODEL_SYMBOLS = (("y_hat",), ("Z", "E", "P", "X"))
 #: What each symbol is, by its last dotted component (``layers.0.A`` -> ``A``), for displays.
 SYMBOLS = {
     "X": "the inputs as given", "E": "input embedding", "P": "positional encoding", "Z": "E + P, the encoder input",
@@ -43,11 +61,62 @@ SYMBOLS = {
     "T1": "first residual sum", "R": "LayerNorm of T1", "G": "feed-forward hidden activations",
     "F": "feed-forward output", "T2": "second residual sum", "H": "LayerNorm of T2, the layer output",
     "y_hat": "prediction, linear head on H", "memory": "encoder output read by the decoder",
-    "logits": "output scores over the vocabulary",
+    "logits": "output scores over the vocabulary", "y": "target", "L": "loss: mean squared error over observed targets",
 }
+SYMBOLS.update({f"d{sym}": f"dL/d{sym}: gradient of the loss w.r.t. the {what[0].lower()}{what[1:]}"
+                for sym, what in list(SYMBOLS.items()) if sym not in ("L", "y", "memory", "logits", "O")})
 #: Units that hold whatever the model's inputs are (attention weights and scores are pure numbers).
 DEFAULT_UNITS = {"A": "weight, 0-1; each row sums to 1", "S": "dimensionless score"}
-_HEAD_SYMBOLS = ("Q", "K", "V", "S", "A")
+_HEAD_SYMBOLS = ("Q", "K", "V", "S", "A", "dQ", "dK", "dV", "dS", "dA")
+
+
+def gradient_key(key: str) -> str:
+    """The key of the gradient of ``key``: ``"layers.0.A"`` -> ``"layers.0.dA"``, ``"y_hat"`` -> ``"dy_hat"``."""
+    head, _, sym = key.rpartition(".")
+    return f"{head}.d{sym}" if head else f"d{sym}"
+
+
+def _forward_key(gkey: str) -> str:
+    """The inverse of :func:`gradient_key`: ``"layers.0.dA"`` -> ``"layers.0.A"``."""
+    head, _, dsym = gkey.rpartition(".")
+    return f"{head}.{dsym[1:]}" if head else dsym[1:]
+
+
+def backward_order(num_layers: int) -> list:
+    """Every gradient key a backward trace can hold, in the order backward computes them."""
+    first, last = BACKWARD_MODEL_SYMBOLS
+    keys = [f"d{s}" for s in first]
+    for i in reversed(range(num_layers)):
+        keys += [f"layers.{i}.d{s}" for s in BACKWARD_LAYER_SYMBOLS]
+    return keys + [f"d{s}" for s in last]
+
+
+class GradientRecorder:
+    """A probe (:meth:`glassformer.nn.Module.probing`) that keeps a copy of every gradient it is shown.
+
+    Parameters
+    ----------
+    prefixes : mapping of Module to str
+        The trace prefix of each module whose gradients are kept (``""`` for the model,
+        ``"layers.0."`` for the first layer, its attention and its feed-forward network).
+
+    Attributes
+    ----------
+    grads : dict
+        ``{"<prefix>d<symbol>": copy of dL/d(symbol)}``.
+    """
+
+    def __init__(self, prefixes):
+        self.prefixes = prefixes
+        self.grads = {}
+
+    def forward(self, module, symbol: str, value):
+        return value
+
+    def backward(self, module, symbol: str, grad) -> None:
+        prefix = self.prefixes.get(module)
+        if prefix is not None:
+            self.grads[f"{prefix}d{symbol}"] = np.array(grad, copy=True)
 
 
 class Trace(Mapping):
@@ -73,6 +142,11 @@ class Trace(Mapping):
     >>> tr.layer(0)["A"] is tr["layers.0.A"]         # doctest: +SKIP
     True
     >>> tr.head(0, 0)["A"].shape                     # (batch, seq, seq)  # doctest: +SKIP
+    >>> back = model.trace(X, positions, y=y, grads=True)    # doctest: +SKIP
+    >>> back.grad("layers.0.A") is back["layers.0.dA"]      # dL/dA, the shape of A  # doctest: +SKIP
+    True
+    >>> [dkey for _, dkey in back.backward_steps()][:3]      # doctest: +SKIP
+    ['dy_hat', 'layers.0.dH', 'layers.0.dT2']
     """
 
     def __init__(self, arrays: Mapping, positions=None, units: Mapping | None = None):
@@ -134,6 +208,35 @@ class Trace(Mapping):
                 out[sym] = arr[:, head]
         return out
 
+    @property
+    def has_grads(self) -> bool:
+        """True for a backward trace (``grads=True``): it holds the loss ``L`` and the gradients."""
+        return "L" in self._arrays
+
+    def grad(self, key: str) -> np.ndarray:
+        """dL/d(``key``) of a backward trace: ``tr.grad("layers.0.A") is tr["layers.0.dA"]``.
+
+        Raises
+        ------
+        KeyError
+            No such gradient (a forward-only trace, or a symbol without one).
+        """
+        return self[gradient_key(key)]
+
+    def gradients(self) -> dict:
+        """``{gradient key: array}`` in the order backward computed them (empty for a forward trace)."""
+        return {k: self._arrays[k] for k in backward_order(self.num_layers) if k in self._arrays}
+
+    def backward_steps(self) -> list:
+        """``(symbol key, gradient key)`` pairs in backward order, from ``("y_hat", "dy_hat")`` to ``("X", "dX")``.
+
+        Walk the backward pass with them::
+
+            for key, dkey in tr.backward_steps():
+                print(key, tr[key].shape, "dL/d" + key, np.abs(tr[dkey]).max())
+        """
+        return [(_forward_key(k), k) for k in self.gradients()]
+
     def to_dict(self) -> dict:
         """Plain ``{key: writable copy}`` (for saving with ``np.savez``)."""
         return {k: v.copy() for k, v in self._arrays.items()}
@@ -144,7 +247,8 @@ class Trace(Mapping):
         return "Trace(\n" + "\n".join(rows) + "\n)"
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: every array in forward order with shape and units, attention heat maps per head."""
+        """Jupyter's view: every array in forward order with shape and units, attention heat maps per head;
+        for a backward trace also the loss, the gradients in backward order and dL/dA, dL/dS maps."""
         from .display import trace_html
 
         return trace_html(self)

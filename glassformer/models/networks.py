@@ -35,7 +35,8 @@ from ..nn.module import Module
 from ..nn.positional import build_positional, get_spec
 from ..nn.recurrent import LSTM
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
-from ..trace import Trace
+from ..trace import GradientRecorder, Trace, backward_order
+from ..train.losses import MSELoss
 
 __all__ = ["LSTMRegressorNet", "TransformerRegressorNet", "chapter_init", "window_positions"]
 
@@ -71,9 +72,10 @@ class TransformerRegressorNet(Module):
     activation : {"relu", "gelu", "gelu_tanh"}
     norm_first : bool
         Post-norm (False, the chapter's) or pre-norm.
-    positional : str
+    positional : str or callable
         A name of the registry :func:`glassformer.nn.positional.positional_names`; a per-head kind
-        (rotary: RoPE) acts inside attention and adds nothing to the embeddings.
+        (rotary: RoPE) acts inside attention and adds nothing to the embeddings.  Or a plain function
+        ``f(positions (seq,), d_model) -> (seq, d_model)``, a fixed additive encoding.
     positional_options, input_embedding_options : dict
     input_embedding : {"linear", "mlp", "fourier"}
     attn_out_proj : bool
@@ -101,7 +103,7 @@ class TransformerRegressorNet(Module):
         self.embedding = get_input_embedding(input_embedding, n_features, d_model, rng=rng, dtype=dtype,
                                              **input_embedding_options)
         # An additive encoding P (a zero one for per-head kinds) and the per-head hook (RoPE) or None.
-        self.positional, head_hook = build_positional(spec.name, d_model, num_heads, rng=rng, dtype=dtype,
+        self.positional, head_hook = build_positional(positional, d_model, num_heads, rng=rng, dtype=dtype,
                                                       **positional_options)
         layers = [TransformerEncoderLayer(d_model, num_heads, d_ff, dropout, activation, 1e-5, norm_first,
                                           mixer=mixer, attn_out_proj=attn_out_proj, head_hook=head_hook, rng=rng,
@@ -147,34 +149,56 @@ class TransformerRegressorNet(Module):
             positions = window_positions(positions, X, "TransformerRegressorNet.forward")
         elif positions is None:
             positions = np.arange(1, X.shape[1] + 1, dtype=np.float64)
-        E = self.embedding(X)                                            # (batch, seq, d_model)
+        E = self._tap("E", self.embedding(X))                            # (batch, seq, d_model)
         fixed = self._fixed_P
         P = fixed[1] if fixed is not None and fixed[0] is positions else self.positional(positions)
-        Z = E + P                                                        # (batch, seq, d_model)
+        P = self._tap("P", P)
+        Z = self._tap("Z", E + P)                                        # (batch, seq, d_model)
         H = self.encoder(Z, src_key_padding_mask=src_key_padding_mask, positions=positions)  # (batch, seq, d_model)
-        y_hat = self.head(H)                                             # (batch, seq, n_targets)
+        y_hat = self._tap("y_hat", self.head(H))                         # (batch, seq, n_targets)
         self._save(E=E, P=P, Z=Z, X=X, positions=positions)
         return y_hat
 
     def backward(self, grad_output) -> np.ndarray:
-        """Back-propagate ``dL/dy_hat``; adds every parameter gradient and returns ``dL/dX``."""
+        """Back-propagate ``dL/dy_hat``; adds every parameter gradient and returns ``dL/dX``.
+
+        A probe (:meth:`~glassformer.nn.Module.probing`) sees dL/dy_hat, dL/dZ, dL/dE, dL/dP and
+        dL/dX here, and the gradients of every layer's intermediates in the layers.
+        """
         c = self._saved()
-        dZ = self.encoder.backward(self.head.backward(grad_output))     # (batch, seq, d_model)
-        if self.trainable_positions:
+        dy_hat = self._tap_grad("y_hat", grad_output)
+        dZ = self._tap_grad("Z", self.encoder.backward(self.head.backward(dy_hat)))   # (batch, seq, d_model)
+        if self.trainable_positions or self._probe is not None:
             P = c["P"]
-            self.positional.backward(dZ if P.ndim == dZ.ndim else dZ.sum(axis=0))
-        return self.embedding.backward(dZ)                               # (batch, seq, n_features)
+            dP = self._tap_grad("P", dZ if P.ndim == dZ.ndim else dZ.sum(axis=0))    # P shared by the batch
+            if self.trainable_positions:
+                self.positional.backward(dP)
+        dE = self._tap_grad("E", dZ)                                     # Z = E + P
+        return self._tap_grad("X", self.embedding.backward(dE))          # (batch, seq, n_features)
 
     # ------------------------------------------------------------------ inspection
-    def trace(self, X, positions=None) -> Trace:
+    def trace(self, X, positions=None, y=None, *, grads: bool = False) -> Trace:
         """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`).
 
-        Keys: X, E, P, Z, ``layers.<i>.{Q,K,V,S,A,U,T1,R,G,F,T2,H}``, y_hat.  The caches are dropped
-        afterwards and the training mode restored.
+        Keys: X, E, P, Z, ``layers.<i>.{Q,K,V,S,A,U,T1,R,G,F,T2,H}``, y_hat.  With ``grads=True`` also
+        y, the loss L (mean squared error over the observed targets, as in training) and the gradient
+        of L with respect to every intermediate, ``"d" + symbol`` (dy_hat, ``layers.<i>.dH`` ... ``dV``,
+        dZ, dE, dP, dX), recorded where backward computes them (:class:`~glassformer.trace.GradientRecorder`).
+        The caches are dropped afterwards, the training mode restored and the parameters' ``.grad``
+        left as they were.
+
+        Raises
+        ------
+        InputError
+            ``grads=True`` without ``y``.
+        ShapeError
+            ``y`` is not ``(batch, seq)`` or ``(batch, seq, n_targets)``.
         """
         X = _checked_windows(X, self.n_features, self.dtype, "trace")
         pos = window_positions(positions, X, "trace")
+        Y = _checked_targets(y, X, self.n_targets, self.dtype) if grads else None
         was_training = self.training
+        kept = [p.grad.copy() for p in self.parameters()] if grads else []
         self.eval()
         try:
             with self.tracing():                    # the attention kernels keep their scores S too
@@ -184,10 +208,36 @@ class TransformerRegressorNet(Module):
             for i, inter in enumerate(self.encoder.intermediates()):
                 arrays.update({f"layers.{i}.{sym}": arr for sym, arr in inter.items()})
             arrays["y_hat"] = y_hat
+            if grads:
+                arrays.update(self._backward_trace(y_hat, Y))
             return Trace(arrays, positions=pos)
         finally:
+            for p, g in zip(self.parameters(), kept):
+                p.grad[...] = g
             self.clear_cache()
             self.train(was_training)
+
+    def trace_prefixes(self) -> dict:
+        """``{module: trace key prefix}`` for a probe (:meth:`~glassformer.nn.Module.probing`): ``""`` for
+        the model, ``"layers.<i>."`` for layer i, its attention and its feed-forward network, so that
+        the symbol ``T1`` shown by layer 0 is the trace key ``layers.0.T1``."""
+        prefixes = {self: ""}
+        for i, layer in enumerate(self.encoder.layers):
+            for m in (layer, getattr(layer, "self_attn", None), layer.ffn):
+                if m is not None:
+                    prefixes[m] = f"layers.{i}."
+        return prefixes
+
+    def _backward_trace(self, y_hat, Y) -> dict:
+        """``{"y": Y, "L": loss, gradient keys...}`` from one backward pass after a cached forward."""
+        loss = MSELoss()
+        L = loss.forward(y_hat, Y)
+        recorder = GradientRecorder(self.trace_prefixes())
+        with self.probing(recorder):
+            self.backward(loss.backward())
+        order = backward_order(len(self.encoder.layers))
+        return {"y": Y, "L": np.asarray(L, dtype=y_hat.dtype),
+                **{k: recorder.grads[k] for k in order if k in recorder.grads}}
 
     def predict_with_attention(self, X, positions, A, layer: int = 0) -> np.ndarray:
         """``y_hat`` with layer ``layer``'s attention weights replaced by ``A (1|batch, 1|heads, seq, seq)``.
@@ -220,6 +270,28 @@ def _checked_windows(X, n_features: int, dtype, where: str) -> np.ndarray:
         raise ShapeError(f"{where}: X has {X.shape[-1]} feature(s) on its last axis (shape {X.shape}), "
                          f"the model was built for n_features={n_features}")
     return X
+
+
+def _checked_targets(y, X: np.ndarray, n_targets: int, dtype) -> np.ndarray:
+    """``y`` as ``(batch, seq, n_targets)`` of ``dtype``, NaN allowed (gaps: no loss there).
+
+    Raises
+    ------
+    InputError
+        ``y`` is None, or holds inf.
+    ShapeError
+        ``y`` fits neither ``(batch, seq)`` nor ``(batch, seq, n_targets)`` of ``X``.
+    """
+    if y is None:
+        raise InputError("trace: grads=True needs the targets y (batch, seq) or (batch, seq, n_targets) "
+                         "to form the loss")
+    Y = as_float_array(y, "y", "trace", dtype=dtype, allow_nan=True)
+    if Y.ndim == 2:
+        Y = Y[..., None]
+    if Y.shape != X.shape[:2] + (n_targets,):
+        raise ShapeError(f"trace: y must have shape (batch, seq) or (batch, seq, n_targets) = "
+                         f"{X.shape[:2] + (n_targets,)}, got {np.shape(y)}")
+    return Y
 
 
 def chapter_init(net: TransformerRegressorNet, random_state: int) -> None:

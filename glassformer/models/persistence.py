@@ -59,7 +59,8 @@ def save_estimator(est, directory, *, overwrite: bool = False, extra: dict | Non
     Raises
     ------
     ModelFileError
-        ``directory`` is an existing file, or the model files exist and ``overwrite`` is False.
+        ``directory`` is an existing file, the model files exist and ``overwrite`` is False, or a
+        setting is a Python function (``positional=f``).
     """
     target = Path(directory)
     folder = target.parent if target.suffix in (".npz", ".json") else target
@@ -68,6 +69,11 @@ def save_estimator(est, directory, *, overwrite: bool = False, extra: dict | Non
         what = "" if blocking == folder else f" ({blocking} is a file)"
         raise ModelFileError(f"{type(est).__name__}.save: {folder} is an existing file, not a folder{what}; "
                              "give a folder path (created if missing)")
+    functions = [k for k, v in est.get_params(deep=False).items() if callable(v)]
+    if functions:                         # model.json holds settings, never code
+        raise ModelFileError(f"{type(est).__name__}.save: {', '.join(functions)} is a Python function, which a model "
+                             "file cannot hold; register it as a named encoding (glassformer.nn.positional.register) "
+                             "to save the model, or keep its weights with network_.state_dict()")
     history = getattr(est, "history_", None)
     config = {"format_version": est._format_version, "params": est.get_params(deep=False),
               "n_features_in": est.n_features_in_, "n_targets": est.n_targets_,

@@ -50,10 +50,13 @@ class SequenceRegressor(WindowRegressor):
     activation : {"relu", "gelu", "gelu_tanh"}, default "relu"
     norm_first : bool, default False
         Post-norm (False, the chapter's and PyTorch's) or pre-norm.
-    positional : str, default "sinusoidal"
+    positional : str or callable, default "sinusoidal"
         Positional encoding by name (:func:`glassformer.nn.positional.positional_names`:
         "sinusoidal", "wavelengths", "chapter", "learned", "continuous", "fourier", "none", and
-        "rotary", RoPE inside attention).
+        "rotary", RoPE inside attention), or a plain function ``f(positions, d_model) -> (seq, d_model)``
+        of your own (positions ``(seq,)``: sample indices or depths in m), a fixed additive encoding;
+        a model with a function trains, predicts and traces, but ``save`` refuses it (a model file
+        holds no code).
     positional_options : dict or None
         Keywords of the encoding (``wavelengths``, ``max_len``, ...; rotary: ``base``, ``interleaved``).
     input_embedding : {"linear", "mlp", "fourier"}, default "linear"
@@ -116,7 +119,7 @@ class SequenceRegressor(WindowRegressor):
 
     def __init__(self, d_model: int = 16, num_heads: int = 2, d_ff: int | None = None, num_layers: int = 1,
                  dropout: float = 0.0, activation: str = "relu", norm_first: bool = False,
-                 positional: str = "sinusoidal", positional_options: dict | None = None,
+                 positional="sinusoidal", positional_options: dict | None = None,
                  input_embedding: str = "linear", input_embedding_options: dict | None = None,
                  attn_out_proj: bool = True, mixer: str = "attention", optimizer: str = "adam", lr: float = 3e-3,
                  momentum: float = 0.0, weight_decay: float = 0.0, batch_size: int | None = 32, epochs: int = 30,
@@ -210,22 +213,48 @@ class SequenceRegressor(WindowRegressor):
                                 "to inspect the untrained model")
         return net
 
-    def trace(self, X, positions=None) -> Trace:
-        """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`).
+    def trace(self, X, positions=None, y=None, *, grads: bool = False) -> Trace:
+        """Every named intermediate of one forward pass in evaluation mode (see :mod:`glassformer.trace`),
+        and with ``grads=True`` the gradient of the loss with respect to each of them.
 
         Keys: X, E, P, Z, ``layers.<i>.{Q,K,V,S,A,U,T1,R,G,F,T2,H}``, y_hat.  Works on a fitted
         model and on an untrained one after :meth:`build_network`.
+
+        Parameters
+        ----------
+        X : array (batch, seq, n_features)
+        positions : array (seq,) or (batch, seq), optional
+            Default 1..seq.
+        y : array (batch, seq) or (batch, seq, n_targets), optional
+            Targets (NaN: a gap), needed with ``grads=True``.
+        grads : bool, default False
+            Also run backward on the mean squared error ``L`` of ``y_hat`` against ``y`` (the
+            training loss) and keep, beside the forward arrays, ``y``, ``L`` and ``dL/d(symbol)`` of
+            every intermediate under ``"d" + symbol`` -- ``dy_hat``; per layer ``layers.<i>.dH``,
+            ``dT2``, ``dF``, ``dG``, ``dR``, ``dT1``, ``dU``, ``dA``, ``dS``, ``dQ``, ``dK``, ``dV``;
+            ``dZ``, ``dE``, ``dP``, ``dX`` -- each with its symbol's shape.  ``dA`` is dL/dA and
+            ``dS`` dL/dS of the scaled scores (the chapter's, not multiplied by ``1/sqrt(d_k)``).
+            The parameters' gradients are left unchanged.  :meth:`Trace.backward_steps
+            <glassformer.trace.Trace.backward_steps>` walks them from ``y_hat`` down to ``S``.
 
         Raises
         ------
         NotReadyError
             No network yet (as ``predict`` before ``fit``).
         ShapeError
-            ``X`` is not ``(batch, seq, n_features_in_)``.
+            ``X`` is not ``(batch, seq, n_features_in_)``, or a bad ``y``.
+        InputError
+            ``grads=True`` without ``y``.
+
+        Examples
+        --------
+        >>> tr = model.trace(X, positions, y=y, grads=True)     # doctest: +SKIP
+        >>> tr["layers.0.dA"].shape == tr["layers.0.A"].shape   # doctest: +SKIP
+        True
         """
         net = self._built("SequenceRegressor.trace")
         with kernels(self.kernels):
-            return net.trace(X, positions)
+            return net.trace(X, positions, y, grads=grads)
 
     def predict_with_attention(self, X, positions=None, A=None, layer: int = 0) -> np.ndarray:
         """Predict with layer ``layer``'s attention weights replaced by ``A`` (the chapter's ablation).

@@ -161,6 +161,7 @@ class MultiheadAttention(Module):
         if self.head_hook is not None:
             pos = self._hook_positions(positions, q, k, t0, cache)
             q, k = self.head_hook.forward(q, k, pos)                          # per-head hook, e.g. RoPE
+        q, k, v = self._tap("Q", q), self._tap("K", k), self._tap("V", v)     # a probe sees (or perturbs) them
         if cache is not None:
             k, v = cache.update(k, v)                                         # (B, H, S, hd): every key so far
         members = self.in_proj_weight.data.ndim == 3
@@ -289,6 +290,11 @@ class MultiheadAttention(Module):
 
         Always three arrays; for an input passed more than once (self-attention: query is key is
         value) the gradient of that array is the sum of its entries, formed by the caller.
+
+        A probe (:meth:`~glassformer.nn.Module.probing`) sees dL/dQ, dL/dK, dL/dV (per head, after the
+        head hook: the arrays of :meth:`intermediates`), and dL/dA, dL/dS unless the weights were
+        given (:meth:`override_weights`) or formed by blocks.
+
         Gradients w.r.t. the returned attention weights are not supported (they are an output for
         inspection).
         """
@@ -313,8 +319,14 @@ class MultiheadAttention(Module):
                                               c["allowed"], c["bias"], self.scale, block=self.query_block,
                                               members=c["members"], out=d)
         else:
+            record = None if self._probe is None else {}                      # dL/dA and dL/dS for a probe
             grads = F.scaled_dot_product_attention_backward(d_heads, c["q"], c["k"], c["v"], c["A"], self.scale,
-                                                            c["keep"], c["fixed"], out=d)
+                                                            c["keep"], c["fixed"], out=d, record=record)
+            for sym in ("A", "S"):
+                if record:
+                    self._tap_grad(sym, record["d" + sym])
+        for sym, grad in zip("QKV", grads):
+            self._tap_grad(sym, grad)
         if self.head_hook is not None:
             grads = (*self.head_hook.backward(grads[0], grads[1], c["positions"]), grads[2])
         for buf, grad in zip(d, grads):

@@ -59,13 +59,14 @@ class FeedForward(Module):
     def forward(self, x: np.ndarray) -> np.ndarray:
         if self.check_inputs:                                    # a child gets checked data from its parent
             x = as_input(x, "x", "FeedForward.forward", self.dtype, True)
-        G = self.activation(self.linear1(x))                     # (..., d_ff)
+        G = self._tap("G", self.activation(self.linear1(x)))     # (..., d_ff)
         self._save(G=G)
         return self.linear2(self.dropout(G))                     # (..., d_model)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        """Return dL/dx; a probe (:meth:`~glassformer.nn.Module.probing`) sees dL/dG."""
         self._saved()
-        dG = self.dropout.backward(self.linear2.backward(grad_output))
+        dG = self._tap_grad("G", self.dropout.backward(self.linear2.backward(grad_output)))
         return self.linear1.backward(self.activation.backward(dG))
 
     def hidden(self) -> np.ndarray:

@@ -375,7 +375,7 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
-                                          out=None, v_t=None, o=None):
+                                          out=None, v_t=None, o=None, record=None):
     """Return ``(dq, dk, dv)`` of :func:`scaled_dot_product_attention`.
 
     With ``A' = A * keep`` the weights applied: ``dv = A'^T dout``, ``dA = (dout v^T) * keep``,
@@ -386,6 +386,8 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     already :func:`transposed`; ``o = A' v`` (the forward output): the softmax row dots become
     ``dout_i . o_i``, sums over ``dv`` instead of ``S`` (Dao et al., 2022), equal up to rounding.
     Equals :func:`glassformer.nn.reference.attention_backward`.
+    ``record`` (a dict, for inspection) receives ``"dA"`` = dL/dA and ``"dS"`` = dL/dS of the scaled
+    scores, the chapter's gradients (the kernel carries them multiplied by ``scale``).
     """
     dq, dk, dv = (None, None, None) if out is None else out
     dv = np.matmul((A if keep is None else A * keep).swapaxes(-1, -2), dout, out=dv)   # (..., S, dv)
@@ -397,8 +399,12 @@ def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=Non
     dA = dout_scaled @ (transposed(v) if v_t is None else v_t)   # (..., L, S) scale * dL/dA
     if keep is not None:
         dA *= keep
+    if record is not None:
+        record["dA"] = dA / scale                               # (..., L, S) dL/dA
     row_dots = None if o is None else np.einsum("...ij,...ij->...i", dout_scaled, o)[..., None]
     dS = softmax_backward(dA, A, row_dots)                      # (..., L, S) scale * dL/dS
+    if record is not None:
+        record["dS"] = dS / scale                               # (..., L, S) dL/dS
     dq = np.matmul(dS, k, out=dq)                               # (..., L, d)
     dk = np.matmul(dS.swapaxes(-1, -2), q, out=dk)              # (..., S, d)
     return dq, dk, dv

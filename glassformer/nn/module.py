@@ -24,6 +24,9 @@ A :class:`Module` is a PyTorch-shaped object with its calculus written out:
   ``state_dict`` keeps PyTorch's flat names (``linear1.weight``, not ``ffn.linear1.weight``).
 * ``tracing()`` asks for what only inspection needs (attention keeps a copy of its scores S);
   ``intermediates()`` then returns exactly what the forward pass computed.
+* ``probing(probe)`` shows a probe every named intermediate (``_tap``, forward) and its gradient
+  (``_tap_grad``, backward) at the line that computes it: the backward trace records the
+  gradients this way, and the tests inject finite-difference perturbations through the same hook.
 
 Randomness is explicit: constructors that draw numbers take ``rng`` (an int
 seed or a ``numpy.random.Generator``), see :func:`make_rng`.  There is no
@@ -94,6 +97,7 @@ class Module:
     """Base class of all layers and models (see the module docstring for the contract)."""
 
     _tracing = False          # set per instance by ``tracing()``
+    _probe = None             # set per instance by ``probing()``
 
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -209,6 +213,39 @@ class Module:
         finally:
             for m, flag in zip(mods, before):
                 object.__setattr__(m, "_tracing", flag)
+
+    @contextmanager
+    def probing(self, probe):
+        """Context manager: every module of the tree shows ``probe`` its named intermediates.
+
+        ``probe.forward(module, symbol, value)`` is called where a forward pass computes the
+        intermediate ``symbol`` (the chapter's names: ``"E"``, ``"T1"``, ``"Q"`` ...) and returns the
+        value to carry on with (the same array, or a perturbed one); ``probe.backward(module, symbol,
+        grad)`` is called where backward computes ``grad = dL/d(symbol)`` and only looks at it (it must
+        not change it in place).  Which symbols a module shows is listed in its ``backward``
+        docstring.  Restores the previous probes afterwards.
+        """
+        mods = list(self.modules())
+        before = [m._probe for m in mods]
+        for m in mods:
+            object.__setattr__(m, "_probe", probe)
+        try:
+            yield self
+        finally:
+            for m, old in zip(mods, before):
+                object.__setattr__(m, "_probe", old)
+
+    def _tap(self, symbol: str, value):
+        """Forward: the intermediate ``symbol`` as the probe leaves it (unchanged without a probe)."""
+        probe = self._probe
+        return value if probe is None else probe.forward(self, symbol, value)
+
+    def _tap_grad(self, symbol: str, grad):
+        """Backward: show the probe ``grad = dL/d(symbol)``; returns ``grad``."""
+        probe = self._probe
+        if probe is not None:
+            probe.backward(self, symbol, grad)
+        return grad
 
     # --- traversal ----------------------------------------------------
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, "Module"]]:

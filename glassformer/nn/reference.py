@@ -191,11 +191,14 @@ def attention(Q, K, V, allowed=None, bias=None, scale=None, keep=None):
     return U, A, S
 
 
-def attention_backward(dU, Q, K, V, A, scale=None, keep=None):
-    """``(dQ, dK, dV)`` of :func:`attention` from ``dU = dL/dU``."""
+def attention_backward(dU, Q, K, V, A, scale=None, keep=None, record=None):
+    """``(dQ, dK, dV)`` of :func:`attention` from ``dU = dL/dU``; ``record`` (a dict, for the backward
+    trace) receives ``dA`` and ``dS``."""
     dV = dropout(A, keep).swapaxes(-1, -2) @ dU                    # (..., Tk, d_v)
     dA = dropout_backward(dU @ V.swapaxes(-1, -2), keep)           # (..., T, Tk)
     dS = softmax_backward(dA, A)                                   # (..., T, Tk)
+    if record is not None:
+        record.update(dA=dA, dS=dS)
     dQ, dK = scores_backward(dS, Q, K, scale)
     return dQ, dK, dV
 

@@ -115,8 +115,8 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
-                                          out=None, v_t=None, o=None):
-    dq, dk, dv = R.attention_backward(dout, q, k, v, A, _scale(q, scale), keep)
+                                          out=None, v_t=None, o=None, record=None):
+    dq, dk, dv = R.attention_backward(dout, q, k, v, A, _scale(q, scale), keep, record)
     if fixed_weights:                                       # given weights: no path to the queries and keys
         dq, dk = np.zeros_like(q), np.zeros_like(k)
     return (dq, dk, dv) if out is None else tuple(_into(b, g) for b, g in zip(out, (dq, dk, dv)))

@@ -36,25 +36,35 @@ __all__ = ["TransformerEncoderLayer", "TransformerDecoderLayer", "TransformerEnc
            "residual", "residual_backward"]
 
 
-def residual(x, sublayer, norm, dropout, norm_first: bool):
+def _untapped(role, value):
+    return value
+
+
+def residual(x, sublayer, norm, dropout, norm_first: bool, tap=_untapped):
     """One sub-layer with its residual connection and LayerNorm (Vaswani et al. 2017, sec. 5.4).
 
     Post-norm: ``out = norm(x + dropout(sublayer(x)))``; pre-norm: ``out = x + dropout(sublayer(norm(x)))``.
     Returns ``(out, u, t, sub_in)``: the sub-layer's output ``u``, the sum ``t = x + dropout(u)``
-    and the sub-layer's input ``sub_in``.
+    and the sub-layer's input ``sub_in``.  ``tap(role, value)`` returns each intermediate as it is
+    computed -- roles ``"in"`` (pre-norm ``norm(x)``), ``"u"``, ``"t"`` and ``"out"`` (post-norm
+    ``norm(t)``) -- so that a probe sees (or perturbs) it; by default it returns the value.
     """
-    sub_in = norm(x) if norm_first else x
-    u = sublayer(sub_in)
-    t = x + dropout(u)
-    return (t if norm_first else norm(t)), u, t, sub_in
+    sub_in = tap("in", norm(x)) if norm_first else x
+    u = tap("u", sublayer(sub_in))
+    t = tap("t", x + dropout(u))
+    return (t if norm_first else tap("out", norm(t))), u, t, sub_in
 
 
-def residual_backward(d_out, sublayer_backward, norm, dropout, norm_first: bool):
-    """dL/dx of :func:`residual` from dL/d(out): the skip path plus the path through the sub-layer."""
+def residual_backward(d_out, sublayer_backward, norm, dropout, norm_first: bool, tap=_untapped):
+    """dL/dx of :func:`residual` from dL/d(out): the skip path plus the path through the sub-layer.
+
+    ``tap(role, grad)`` sees dL/d(intermediate) for the roles of :func:`residual` where it is computed.
+    """
     if norm_first:                                 # out = x + dropout(sublayer(norm(x)))
-        return d_out + norm.backward(sublayer_backward(dropout.backward(d_out)))
-    dt = norm.backward(d_out)                      # out = norm(t), t = x + dropout(sublayer(x))
-    return dt + sublayer_backward(dropout.backward(dt))
+        dt = tap("t", d_out)                       # out is t
+        return dt + norm.backward(tap("in", sublayer_backward(tap("u", dropout.backward(dt)))))
+    dt = tap("t", norm.backward(tap("out", d_out)))  # out = norm(t), t = x + dropout(sublayer(x))
+    return dt + sublayer_backward(tap("u", dropout.backward(dt)))
 
 
 def _ffn_and_norms(layer, d_model, dim_feedforward, p, activation, eps, bias, norms, gen, dtype):
@@ -152,16 +162,34 @@ class TransformerEncoderLayer(Module):
         """Encode ``src (batch, seq, d_model)`` (or ``(seq, d_model)``); returns the same shape."""
         Z = as_input(src, "src", "TransformerEncoderLayer.forward", self.dtype, self.check_inputs)
         mix = self._mixer(src_mask, src_key_padding_mask, is_causal, positions, cache)
-        out1, U, T1, _ = residual(Z, mix, self.norm1, self.dropout1, self.norm_first)
-        H, F, T2, R = residual(out1, self.ffn, self.norm2, self.dropout2, self.norm_first)
+        taps = self._taps(self._tap)
+        out1, U, T1, _ = residual(Z, mix, self.norm1, self.dropout1, self.norm_first, taps[0])
+        H, F, T2, R = residual(out1, self.ffn, self.norm2, self.dropout2, self.norm_first, taps[1])
+        H = self._tap("H", H)
         self._save(U=U, T1=T1, R=R, F=F, T2=T2, H=H)
         return H
 
     def backward(self, grad_output):
-        """Return dL/dsrc; adds every parameter gradient."""
+        """Return dL/dsrc; adds every parameter gradient.
+
+        A probe (:meth:`~glassformer.nn.Module.probing`) sees dL/dH, dL/dT2, dL/dF, dL/dR, dL/dT1 and
+        dL/dU here (symbols of :meth:`intermediates`), dL/dG from the feed-forward network and dL/dQ,
+        dL/dK, dL/dV, dL/dA, dL/dS from self-attention.
+        """
         self._saved()
-        dX = residual_backward(np.asarray(grad_output), self.ffn.backward, self.norm2, self.dropout2, self.norm_first)
-        return residual_backward(dX, self._mixer_backward, self.norm1, self.dropout1, self.norm_first)
+        taps = self._taps(self._tap_grad)
+        dH = self._tap_grad("H", np.asarray(grad_output))
+        dX = residual_backward(dH, self.ffn.backward, self.norm2, self.dropout2, self.norm_first, taps[1])
+        return residual_backward(dX, self._mixer_backward, self.norm1, self.dropout1, self.norm_first, taps[0])
+
+    def _taps(self, show):
+        """The ``tap`` arguments of the two :func:`residual` calls: each role under its chapter symbol."""
+        if self._probe is None:
+            return _untapped, _untapped
+        # post-norm: the first sub-layer's output norm1(T1) is R; pre-norm: R = norm2(T1) is the FFN's input
+        names = ({"u": "U", "t": "T1"} if self.norm_first else {"u": "U", "t": "T1", "out": "R"},
+                 {"u": "F", "t": "T2", "in": "R"} if self.norm_first else {"u": "F", "t": "T2"})
+        return tuple((lambda role, a, n=n: show(n[role], a) if role in n else a) for n in names)
 
     def intermediates(self) -> dict:
         """Copies of the block's tensors with the chapter's symbols (see the module docstring).

@@ -103,13 +103,28 @@ def _guess_unit(name, porosity_unit):
 
 
 def _pick_components(d, components):
+    """Column indices of the components to draw; ``components`` are numbered 1..d, as the chapter
+    numbers them (default: the first eight)."""
     if components is None:
         return list(range(min(d, MAX_LINE_COMPONENTS)))
     comps = [int(c) for c in np.atleast_1d(components)]
-    bad = [c for c in comps if not 0 <= c < d]
+    bad = [c for c in comps if not 1 <= c <= d]
     if bad:
-        raise InputError(f"components {bad} out of range for d_model={d}")
-    return comps
+        raise InputError(f"components {bad} out of range: they are numbered 1 to d_model={d}, as in the chapter")
+    return [c - 1 for c in comps]
+
+
+def component_name(index: int) -> str:
+    """The chapter's name of column ``index`` (0-based) of an embedding: ``"component 1"`` for column 0."""
+    return f"component {index + 1}"
+
+
+def components_title(comps, d) -> str:
+    """``"components 1-8 of 16"`` (or ``"components 2, 4 of 4"``) for column indices ``comps``, 1-based."""
+    numbers = [c + 1 for c in comps]
+    run = numbers == list(range(numbers[0], numbers[-1] + 1))
+    listed = f"{numbers[0]}-{numbers[-1]}" if run and len(numbers) > 2 else ", ".join(map(str, numbers))
+    return f"components {listed} of {d}"
 
 
 def _style(n):
@@ -154,7 +169,7 @@ def _component_lines(ax, depth, M, *, prefix, components, colours=None, **kw):
     style = {"lw": 1.5, **_style(n), **kw}
     for j, c in enumerate(comps):
         colour = colours[j] if colours is not None else f"C{j % 10}"
-        ax.plot(M[:, c], depth, color=colour, label=f"{prefix}[{c}]", **style)
+        ax.plot(M[:, c], depth, color=colour, label=f"{prefix}, {component_name(c)}", **style)
     return comps
 
 
@@ -167,9 +182,9 @@ def _component_image(ax, depth, M, *, label):
     else:
         edges = np.array([depth[0] - 0.5, depth[0] + 0.5])
     lim = float(np.nanmax(np.abs(M))) or 1.0
-    mesh = ax.pcolormesh(np.arange(d + 1) - 0.5, edges, M, cmap="RdBu_r", vmin=-lim, vmax=lim, shading="flat")
+    mesh = ax.pcolormesh(np.arange(d + 1) + 0.5, edges, M, cmap="RdBu_r", vmin=-lim, vmax=lim, shading="flat")
     ax.figure.colorbar(mesh, ax=ax, label=label)
-    ax.set_xlabel("Component index")
+    ax.set_xlabel(f"Component (1 to {d}, as in the chapter)")      # column j is component j + 1
     return mesh
 
 
@@ -194,7 +209,7 @@ def _vs_depth(ax, depth, M, *, title, xlabel, prefix, intervals, kind, component
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=2 if len(comps) > 4 else 1, loc="best")
         if len(comps) < d:
-            title = f"{title} (components {comps[0]}-{comps[-1]} of {d})"
+            title = f"{title} ({components_title(comps, d)})"
     _shade_intervals(ax, intervals)
     ax.set_ylabel(_depth_label(depth_unit))
     ax.set_title(title)

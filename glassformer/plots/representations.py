@@ -9,8 +9,8 @@ import numpy as np
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
 from ._common import (
-    _axes_grid, _component_lines, _depth_label, _figure_legend, _invert_depth, _matrix, _one_axes,
-    _pick_components, _shade_intervals, _style, _vector, _vs_depth)
+    _axes_grid, _component_lines, _depth_label, _figure_legend, _invert_depth, _matrix, _one_axes, _pick_components,
+    _shade_intervals, _style, _vector, _vs_depth, component_name, components_title)
 
 __all__ = ["DEFAULT_STAGES", "STAGE_LABELS", "plot_embeddings", "plot_positional_encoding", "plot_qkv",
            "plot_stages", "plot_value_vs_output"]
@@ -46,7 +46,8 @@ def plot_positional_encoding(depth, P, *, intervals=None, kind="auto", component
     kind : {'auto', 'lines', 'image'}
         One line per component, or a depth x component heat map; 'auto' uses lines up to 8 components.
     components : sequence of int, optional
-        Components to draw as lines (default: the first 8).
+        Components to draw as lines, numbered 1 to d_model as in the chapter (``[1, 2]``: its
+        ``sin t`` and ``cos t``); default the first 8.  Legends and titles use the same numbers.
 
     Returns
     -------
@@ -117,7 +118,7 @@ def plot_qkv(depth, Q, K, V, *, intervals=None, components=None, depth_unit="m",
     names = ("Query Q", "Key K", "Value V")
     for i, (ax, M, name) in enumerate(zip(grid.flat, mats, names)):
         comps = _component_lines(ax, depth, M, prefix=name[-1], components=components)
-        title = name if len(comps) == M.shape[1] else f"{name} (components {comps[0]}-{comps[-1]} of {M.shape[1]})"
+        title = name if len(comps) == M.shape[1] else f"{name} ({components_title(comps, M.shape[1])})"
         ax.set_title(title)
         ax.set_xlabel("Projection value (dimensionless)")
         ax.grid(alpha=0.3)
@@ -199,7 +200,7 @@ def plot_value_vs_output(depth, V, U, *, sequences=(0, 1, 2), components=None, d
 
     handles = [Line2D([], [], color="black", ls="--", marker="o", label="V: value vectors"),
                Line2D([], [], color="black", ls="-", marker="s", label="U: attention output")]
-    handles += [Line2D([], [], color=f"C{j % 10}", lw=3, label=f"component {c}") for j, c in enumerate(comps)]
+    handles += [Line2D([], [], color=f"C{j % 10}", lw=3, label=component_name(c)) for j, c in enumerate(comps)]
     _figure_legend(fig, handles, [h.get_label() for h in handles], ncol=min(len(handles), 6))
     return grid.ravel()
 
@@ -218,7 +219,7 @@ def plot_stages(stages, depth, *, sequences=(0, 1, 2), components=None, sequence
     sequences : sequence of int
         Columns (sequence indices) when the stages are 3-D.
     components : sequence of int, optional
-        Components drawn (default: first 8).
+        Components drawn, numbered 1 to d_model as in the chapter (default: the first 8).
     sequence_labels : sequence of str, optional
         Column titles (default ``"sequence <i>"``).
 
@@ -251,7 +252,7 @@ def plot_stages(stages, depth, *, sequences=(0, 1, 2), components=None, sequence
             ax = grid[r, c]
             for j, comp in enumerate(comps):
                 (line,) = ax.plot(A[c, :, comp], depths[c], **{"color": f"C{j % 10}", "lw": 1.4, **_style(L)})
-                handles.setdefault(f"component {comp}", line)
+                handles.setdefault(component_name(comp), line)
             ax.axvline(0.0, color="0.5", lw=0.7, alpha=0.6)
             ax.grid(alpha=0.3)
             _invert_depth(ax, depths[c])

@@ -126,14 +126,16 @@ def _layer_count(trace):
     return count
 
 
-def plot_trace_attention(trace, *, layers=None, sample=0, depth=None, vmin=0.0, vmax=1.0, depth_unit="m",
-                         axes=None):
+def plot_trace_attention(trace, *, layers=None, sample=0, depth=None, vmin="auto", vmax="auto", depth_unit="m",
+                         axes=None, symbol="A"):
     """Attention heat maps of one sequence, one panel per layer and head, from a trace.
 
     Parameters
     ----------
     trace : Trace or mapping
-        ``layers.<i>.A`` of shape ``(batch, num_heads, seq, seq)`` (see :mod:`glassformer.trace`).
+        ``layers.<i>.A`` (or ``.S``) of shape ``(batch, num_heads, seq, seq)`` (see :mod:`glassformer.trace`).
+    symbol : {"A", "S"}, default "A"
+        The weights A, or the scaled scores S (the colour bar then says "score").
     layers : sequence of int, optional
         Layers to draw (default: all).
     sample : int
@@ -147,15 +149,18 @@ def plot_trace_attention(trace, *, layers=None, sample=0, depth=None, vmin=0.0, 
     """
     batched = _batched(trace)
     layers = list(range(_layer_count(trace))) if layers is None else list(layers)
+    if symbol not in ("A", "S"):
+        raise InputError(f"plot_trace_attention: symbol must be 'A' (weights) or 'S' (scores), got {symbol!r}")
     if not layers:
         raise InputError("plot_trace_attention: the trace holds no attention weights (layers.<i>.A)")
     mats = []
     for i in layers:
-        A = _one(trace_array(trace, "A", layer=i), batched, sample)
+        A = _one(trace_array(trace, symbol, layer=i), batched, sample)
         mats.append(A if A.ndim == 3 else A[None])
     d = _trace_depth(trace, depth, sample)
     return plot_attention_heads(np.stack(mats), query_depths=d, layer_names=[f"layer {i}" for i in layers],
-                                vmin=vmin, vmax=vmax, depth_unit=depth_unit, axes=axes)
+                                vmin=vmin, vmax=vmax, depth_unit=depth_unit, axes=axes,
+                                quantity="weight" if symbol == "A" else "score")
 
 
 def plot_trace_embeddings(trace, depth=None, *, sample=0, intervals=None, depth_unit="m", axes=None):

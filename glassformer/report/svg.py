@@ -17,13 +17,13 @@ from .tables import esc
 MAX_CELLS = 64
 
 
-def _colours(values: np.ndarray, vmin: float, vmax: float) -> np.ndarray:
-    """``#rrggbb`` strings of viridis at ``(values - vmin) / (vmax - vmin)`` (clipped to 0-1)."""
+def _colours(values: np.ndarray, vmin: float, vmax: float, cmap: str = "viridis") -> np.ndarray:
+    """``#rrggbb`` strings of ``cmap`` at ``(values - vmin) / (vmax - vmin)`` (clipped to 0-1)."""
     from matplotlib import colormaps
 
     span = vmax - vmin
     t = np.clip((values - vmin) / span, 0.0, 1.0) if span > 0 else np.full(values.shape, 0.5)
-    rgb = (colormaps["viridis"](t)[..., :3] * 255).round().astype(int)            # (..., 3)
+    rgb = (colormaps[cmap](t)[..., :3] * 255).round().astype(int)                 # (..., 3)
     return np.array([f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.reshape(-1, 3)]).reshape(values.shape)
 
 
@@ -48,7 +48,7 @@ CHAR_PX = 6.5
 
 def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None = None, cell: float = 16.0,
                 vmin: float | None = None, vmax: float | None = None, axes: bool = True, max_ticks: int = 16,
-                title: str = "", value_name: str = "weight", svg_id: str = "") -> str:
+                title: str = "", value_name: str = "weight", svg_id: str = "", cmap: str = "viridis") -> str:
     """An SVG heat map of one attention matrix, rows = queries, columns = keys.
 
     Parameters
@@ -68,6 +68,10 @@ def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None
         Draw tick labels, axis names and a colour legend; False gives a bare map (small multiples).
     title : str
         The SVG's own ``<title>`` (its accessible name).
+    value_name : str, default "weight"
+        What a cell holds, in the hover text and the legend (e.g. "dL/dA" for a gradient).
+    cmap : str, default "viridis"
+        A matplotlib colour map; a diverging one ("RdBu_r") with ``vmin = -vmax`` for signed values.
 
     Returns
     -------
@@ -92,7 +96,7 @@ def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None
     finite = W[np.isfinite(W)]
     lo = float(finite.min()) if vmin is None and finite.size else float(vmin or 0.0)
     hi = float(finite.max()) if vmax is None and finite.size else float(1.0 if vmax is None else vmax)
-    colours = _colours(np.nan_to_num(W, nan=lo), lo, hi)                           # (l, s)
+    colours = _colours(np.nan_to_num(W, nan=lo), lo, hi, cmap)                     # (l, s)
     where = position_name(unit)
     suffix = f" {unit}" if unit and where == "depth" else ""
     widest = max(len(_label(v)) for v in q) if q else 1
@@ -106,7 +110,8 @@ def heatmap_svg(weights, *, query_labels=None, key_labels=None, unit: str | None
     width, height = left + len(k) * cell, top + len(q) * cell
     extra = ""
     if axes:
-        extra = _axes(q, k, cell, left, top, where, unit, max_ticks) + _legend(lo, hi, left, height + 8, value_name)
+        extra = _axes(q, k, cell, left, top, where, unit, max_ticks) + _legend(lo, hi, left, height + 8, value_name,
+                                                                             cmap)
         width, height = max(width + 8, left + 330), height + 40
     ident = f" id=\"{esc(svg_id)}\"" if svg_id else ""
     label = f"<title>{esc(title)}</title>" if title else ""
@@ -132,10 +137,10 @@ def _axes(q, k, cell, left, top, where, unit, max_ticks) -> str:
     return f"<g class=\"axes\" font-size=\"11\" fill=\"#333\">{''.join(parts)}</g>"
 
 
-def _legend(lo, hi, x, y, value_name) -> str:
+def _legend(lo, hi, x, y, value_name, cmap="viridis") -> str:
     """A 10-step colour bar from ``lo`` to ``hi`` with its two end values."""
     steps = np.linspace(lo, hi, 10)
-    cols = _colours(steps, lo, hi)
+    cols = _colours(steps, lo, hi, cmap)
     boxes = "".join(f"<rect x=\"{x + 60 + 12 * i:g}\" y=\"{y:g}\" width=\"12\" height=\"10\" fill=\"{c}\"/>"
                     for i, c in enumerate(cols))
     return (f"<g class=\"legend\" font-size=\"11\" fill=\"#333\"><text x=\"{x:g}\" y=\"{y + 9:g}\">{esc(value_name)}"

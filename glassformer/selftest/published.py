@@ -124,11 +124,14 @@ def demonstration_1() -> dict:
     -------
     dict
         ``name``; ``printed_mse`` ``{epoch: MSE}`` (epoch 0 is before the first update, six
-        decimals); ``printed_training_permeability_mD`` (7,) at depths 1-7 m after 30,000 epochs.
+        decimals); ``printed_training_permeability_mD`` (7,) at depths 1-7 m after 30,000 epochs;
+        ``printed_forecast_listing_mD`` (7,): the values the chapter's forecast listing prints under
+        the labels of depths 8-14, which are the outputs at depths 1-7 of one 14-depth window.
     """
     demo = _load()["chapter"]["demonstration_1"]
     return {"name": demo["name"], "printed_mse": _by_epoch(demo["printed_mse"]["values"]),
-            "printed_training_permeability_mD": np.asarray(demo["printed_training_permeability_mD"]["values"])}
+            "printed_training_permeability_mD": np.asarray(demo["printed_training_permeability_mD"]["values"]),
+            "printed_forecast_listing_mD": np.asarray(demo["printed_forecast_listing_mD"]["values"])}
 
 
 def demonstration_2() -> dict:

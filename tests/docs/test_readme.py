@@ -22,3 +22,5 @@ def test_readme_python_example_runs_and_fits_the_seed_data(tmp_path, capsys):
     assert namespace["weights"].shape == (1, 1, 7, 7)
     np.testing.assert_allclose(namespace["weights"].sum(axis=-1), 1.0, atol=1e-12)
     assert "layers.0.A" in capsys.readouterr().out
+    back = namespace["back"]                                   # the backward trace: dL/dA where the chapter has it
+    assert namespace["dA"].shape == (1, 1, 7, 7) and back.backward_steps()[0] == ("y_hat", "dy_hat")

@@ -7,7 +7,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from glassformer import plots as gp
-from glassformer.errors import ShapeError
+from glassformer.errors import InputError, ShapeError
 from tests.plots._helpers import DEPTH, inverted, rng, softmax_rows
 
 
@@ -59,3 +59,33 @@ def test_cross_attention_tokens_on_the_axes():
     assert "Source" in ax.get_xlabel() and "Target" in ax.get_ylabel()
     with pytest.raises(ShapeError, match="need 5 target and 4 source tokens"):
         gp.plot_cross_attention(W, src[:3], tgt)
+
+
+def test_a_map_of_scores_says_score_on_its_colour_bar_and_uses_their_range():
+    S = rng().normal(scale=2.0, size=(7, 7))                       # scaled scores: any sign, rows not summing to 1
+    ax = gp.plot_attention(S, query_depths=DEPTH[:7])
+    label = [a for a in ax.figure.axes if a is not ax][0].get_ylabel()
+    assert label == f"score S = QKᵀ/√d_k ({S.min():.3g}–{S.max():.3g})" and "weight" not in label
+    assert ax.images[0].get_clim() == (S.min(), S.max()) and ax.get_title() == "Scaled scores S"
+    masked = np.where(np.triu(np.ones((7, 7), bool), 1), -np.inf, S)   # causal scores: -inf above the diagonal
+    ax2 = gp.plot_attention(masked)
+    assert ax2.images[0].get_clim() == (masked[np.isfinite(masked)].min(), masked.max())
+    A = softmax_rows(S)
+    ax3 = gp.plot_attention(A, quantity="score", vmin=None, vmax=None)   # stated explicitly: wins over the guess
+    assert [a for a in ax3.figure.axes if a is not ax3][0].get_ylabel().startswith("score S")
+    with pytest.raises(InputError, match="quantity must be one of"):
+        gp.plot_attention(A, quantity="weights")
+
+
+def test_trace_scores_per_layer_and_head_say_score():
+    from glassformer import SequenceRegressor
+
+    m = SequenceRegressor(d_model=8, num_heads=2, num_layers=2)
+    m.build_network(1)
+    tr = m.trace(rng().random((1, 6, 1)))
+    fig = gp.plot_trace_attention(tr, symbol="S")
+    panels = [a for a in fig.axes if a.images]
+    np.testing.assert_array_equal(panels[3].images[0].get_array(), tr["layers.1.S"][0, 1])
+    assert any(a.get_ylabel().startswith("score S") for a in fig.axes)
+    fig2 = gp.plot_trace_attention(tr)
+    assert any(a.get_ylabel() == "attention weight (0–1)" for a in fig2.axes)

@@ -16,7 +16,8 @@ from tests.plots._helpers import DEPTH, INTERVALS, inverted, rng
 def test_positional_encoding_lines_and_image():
     P = np.column_stack([np.sin(DEPTH), np.cos(DEPTH), np.sin(DEPTH / 100), np.cos(DEPTH / 100)])
     ax = gp.plot_positional_encoding(DEPTH, P, intervals=INTERVALS)
-    assert [ln.get_label() for ln in ax.lines[:4]] == ["P[0]", "P[1]", "P[2]", "P[3]"] and inverted(ax)
+    # numbered 1-4 as in the chapter: component 1 is sin t, component 4 is cos t/100
+    assert [ln.get_label() for ln in ax.lines[:4]] == [f"P, component {j}" for j in (1, 2, 3, 4)] and inverted(ax)
     assert len(ax.lines) == 6  # + one dotted line at the top of each interval
     for j in range(4):
         np.testing.assert_array_equal(ax.lines[j].get_xdata(), P[:, j])
@@ -25,7 +26,8 @@ def test_positional_encoding_lines_and_image():
     ax2 = gp.plot_positional_encoding(DEPTH, P16)  # > 8 components: a depth x component image
     mesh = [c for c in ax2.collections if isinstance(c, QuadMesh)][0]
     np.testing.assert_array_equal(np.asarray(mesh.get_array()).reshape(14, 16), P16)
-    assert inverted(ax2)
+    assert inverted(ax2) and ax2.get_xlabel() == "Component (1 to 16, as in the chapter)"
+    assert mesh.get_coordinates()[0, 0, 0] == 0.5                 # column 0 is drawn over component 1
     with pytest.raises(ShapeError, match="P must have shape \\(seq=14"):
         gp.plot_positional_encoding(DEPTH, P[:5])
 
@@ -36,9 +38,13 @@ def test_embeddings_and_combined():
     ax = fig.add_subplot()
     out = gp.plot_embeddings(DEPTH, E, title="Combined embeddings Z = E + P", ax=ax)
     assert out is ax and inverted(ax)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Z[0]", "Z[1]", "Z[2]", "Z[3]"]
-    ax2 = gp.plot_embeddings(DEPTH, E, components=[1, 3])
-    assert len(ax2.lines) == 2 and "components 1-3 of 4" in ax2.get_title()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [f"Z, component {j}" for j in (1, 2, 3, 4)]
+    ax2 = gp.plot_embeddings(DEPTH, E, components=[1, 3])          # the chapter's numbers: columns 0 and 2
+    assert len(ax2.lines) == 2 and "components 1, 3 of 4" in ax2.get_title()
+    np.testing.assert_array_equal(ax2.lines[1].get_xdata(), E[:, 2])
+    assert ax2.lines[1].get_label() == "E, component 3"
+    with pytest.raises(InputError, match="numbered 1 to d_model=4"):
+        gp.plot_embeddings(DEPTH, E, components=[0])
 
 
 def test_qkv_three_panels_and_heads_side_by_side():

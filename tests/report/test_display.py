@@ -91,3 +91,26 @@ def test_estimator_html_shows_non_defaults_parameters_and_state():
     assert "233 parameters, fitted: 1 epoch (completed)" in lstm          # 2 x (4*4*(1 + 4) + 2*4*4) + (8 + 1)
     for html in (m._repr_html_(), lstm):
         assert "<script" not in html and "http" not in html
+
+
+def test_a_backward_trace_lists_the_gradients_after_the_forward_arrays_and_draws_dA_and_dS():
+    m = SequenceRegressor.chapter_model()
+    m.build_network(1)
+    rng = np.random.default_rng(4)
+    X, y = rng.uniform(0.1, 0.3, (2, 7, 1)), rng.normal(size=(2, 7))
+    tr = m.trace(X, None, y=y, grads=True)
+    html = tr._repr_html_()
+    names = re.findall(r"<tr><td class=\"num\">\d+</td><th>([^<]+)</th>", html)
+    assert names == list(tr) and names.index("y_hat") < names.index("L") < names.index("dy_hat") \
+        < names.index("layers.0.dH") < names.index("layers.0.dS") < names.index("dX")
+    assert html.index("Backward pass") < html.index("<th>dy_hat</th>")
+    assert f"loss L = {float(tr['L']):.6g}" in html
+    row = re.search(r"<th>layers\.0\.dA</th>(.*?)</tr>", html).group(1)
+    assert "dL/dA: gradient of the loss w.r.t. the attention weights" in row and "<td>(2, 1, 7, 7)</td>" in row
+    svgs = _svgs(html)
+    assert len(svgs) == 3                                      # A, dA, dS of the one head
+    dA = tr["layers.0.dA"][0, 0]
+    tips = re.findall(r"<rect [^>]*><title>([^<]+)</title>", svgs[1])
+    assert tips[2 * 7 + 5] == f"query position 3, key position 6, dL/dA {dA[2, 5]:.4g}"
+    top = float(np.abs(dA).max())
+    assert f"colour from {-top:.3g} (blue) through 0 (white) to {top:.3g} (red)" in html

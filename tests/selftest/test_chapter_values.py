@@ -49,6 +49,9 @@ def test_demonstration_1_printed_mse_and_permeabilities_through_epoch_30000(mode
     assert [f"{k:.1f}" for k in f["train"]] == [f"{k:.1f}" for k in chapter["printed_training_permeability_mD"]]
     assert f["forecast_alone"].shape == (7,) and f["window14"].shape == (14,)
     assert not np.allclose(f["window14"][7:], f["forecast_alone"])   # the schemes differ
+    # The chapter's forecast listing prints the 14-depth window's outputs at depths 1-7 (under the
+    # labels of depths 8-14): the same seven numbers to its one decimal.
+    assert [f"{k:.1f}" for k in f["window14"][:7]] == [f"{k:.1f}" for k in chapter["printed_forecast_listing_mD"]]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -11,10 +11,13 @@ name                    class                                        kind       
 ``"fourier"``           :class:`FourierPositionalEncoding`           additive    ``frequencies`` if trainable
 ``"none"``              :class:`ZeroPositionalEncoding`              additive    none (ablation)
 ``"rotary"``            :class:`RotaryEmbedding` (RoPE)              per head    none (Su et al., 2021)
+a function ``f``        :class:`FunctionPositionalEncoding`          additive    none (``f(positions, d_model)``)
 ======================  ===========================================  ==========  =========================
 
 Models build every encoding through :func:`build_positional`, which returns the additive module
-and the per-head hook they hand to the attention layers.  Every module of this package is imported
+and the per-head hook they hand to the attention layers.  ``positional=`` also takes a plain function
+``f(positions, d_model) -> (seq, d_model)`` (:mod:`.function`): a student's own encoding, with no
+subclass and no registry entry.  Every module of this package is imported
 here, and each registers its encodings: a new encoding is one new file.
 """
 
@@ -25,9 +28,9 @@ from .base import PositionalEncoding, ZeroPositionalEncoding
 from .continuous import ContinuousPositionalEncoding
 from .fourier import FourierPositionalEncoding
 from .learned import LearnedPositionalEmbedding
+from .function import FunctionPositionalEncoding, build_positional, get_spec
 from .registry import (
-    REGISTRY, PositionalSpec, build_positional, describe_positional, get_positional_encoding, get_spec,
-    positional_names, register,
+    REGISTRY, PositionalSpec, describe_positional, get_positional_encoding, positional_names, register,
 )
 from .rotary import RotaryEmbedding
 from .sinusoidal import (
@@ -38,7 +41,8 @@ for _module in pkgutil.iter_modules(__path__):          # families added as new 
     importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
-    "CHAPTER_WAVELENGTHS", "ContinuousPositionalEncoding", "FourierPositionalEncoding", "LearnedPositionalEmbedding",
+    "CHAPTER_WAVELENGTHS", "ContinuousPositionalEncoding", "FourierPositionalEncoding", "FunctionPositionalEncoding",
+    "LearnedPositionalEmbedding",
     "PositionalEncoding", "PositionalSpec", "REGISTRY", "RotaryEmbedding", "SinusoidalPositionalEncoding",
     "WavelengthPositionalEncoding", "ZeroPositionalEncoding", "build_positional", "chapter_positional_encoding",
     "describe_positional", "get_positional_encoding", "get_spec", "positional_names", "register",
