@@ -10,7 +10,7 @@ predict     :mod:`.predict`
 compare     :mod:`.compare`
 cv          :mod:`.cv` (blind-well cross-validation)
 sweep       :mod:`.sweep`
-report      :func:`glassformer.report.report_command`
+report      :mod:`.report`
 check       :func:`glassformer.selftest.check_command`
 ==========  ========================================================================
 
@@ -26,13 +26,13 @@ import click
 
 from .._version import __version__
 from ..errors import GlassformerError
-from ..report import report_command
 from ..selftest import check_command
 from .compare import compare as compare_command
 from .core_match import core_match as core_match_command
 from .cv import cv as cv_command
 from .demo import demo as demo_command
 from .predict import predict as predict_command
+from .report import report as report_command
 from .sweep import sweep as sweep_command
 from .train import train as train_command
 

@@ -31,7 +31,7 @@ import pandas as pd
 
 from .. import plots
 from ..data.synthetic import neighbor_dataset, split_by_sequence
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_2
@@ -132,7 +132,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     _figures(out, model, preds, Xte, yte, A_mean, abl)
     write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit="sample index")
     if report:
-        write_report(out)
+        write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics
 

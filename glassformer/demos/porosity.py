@@ -37,7 +37,7 @@ import pandas as pd
 
 from .. import plots
 from ..data.scaling import MinMaxScaler
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_1
@@ -179,7 +179,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     _figures(out, model, rows, f, np.concatenate([x, xf], axis=1), y)
     echo(format_comparison_table(metrics, "mD"))
     if report:
-        write_report(out)
+        write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics
 

@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
 from ..data.windows import make_windows
-from ..models import SequenceRegressor
+from ..models import SequenceRegressor, run_config_defaults
 from ..nn.positional import CHAPTER_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
 from ..runs import prepare_run_dir, write_figures, write_json
@@ -145,6 +145,6 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                  "window": WINDOW, "stride_train": STRIDE, "split_fractions": list(FRACTIONS),
                  "positions": "depth (m)"}})
     write_figures(out, extra={"wavelength_selection": lambda: _figure(result, names)})
-    write_report(out)
+    write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics

@@ -14,7 +14,11 @@ import numpy as np
 
 from .._validation import check_positive_int
 from ..nn.module import make_rng
+from ..text import WordTokenizer
+from ..train import Trainer, standard_callbacks
 from ..train.losses import CrossEntropyLoss
+from ..train.optim import Adam
+from ..train.schedules import Noam
 from .seq2seq import Seq2SeqTransformer
 
 __all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "load_translation_tokenizers",
@@ -23,8 +27,6 @@ __all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "load_translatio
 
 def load_translation_tokenizers(directory):
     """Return ``(src_tokenizer, tgt_tokenizer)`` saved beside a model by :meth:`Seq2SeqTransformer.save`."""
-    from ..text import WordTokenizer
-
     directory = Path(directory)
     return (WordTokenizer.load(directory / "src_tokenizer.json"),
             WordTokenizer.load(directory / "tgt_tokenizer.json"))
@@ -117,8 +119,6 @@ class _NoamFromZero:
     """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.train.Trainer` counts."""
 
     def __init__(self, d_model: int, warmup_steps: int, factor: float):
-        from ..train.schedules import Noam
-
         self.noam = Noam(d_model, warmup_steps, factor)
 
     def lr_at(self, step: int) -> float:
@@ -160,9 +160,6 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
     ------
     DivergenceError on a non-finite loss or gradient (the last good parameters are restored).
     """
-    from ..train import Trainer, standard_callbacks
-    from ..train.optim import Adam
-
     lengths = np.array([max(len(s), len(t)) for s, t in zip(src, tgt)])
     buckets = length_buckets(lengths, batch_size, rng=seed)
     loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing)
