@@ -8,6 +8,7 @@ unused name not listed here; add a name only with the reason it has no caller in
 # --- Python and Jupyter call these by name -----------------------------------------------------
 __getattr__         # glassformer/__init__.py: PEP 562, ``glassformer.WellModel`` imported on first access
 _._repr_html_       # Jupyter shows an estimator and a trace as HTML through this method
+_.__doc__           # glassformer/nn/tiers.py: help() shows each dispatching kernel's own docstring
 
 # --- the trainer calls a callback's hooks by name (glassformer.train.callbacks.hook_table) --------
 _.on_train_begin
@@ -27,6 +28,7 @@ _.std_              # StandardScaler: per-feature standard deviation seen in fit
 _.format_version    # LoadedModel: the file format version a model was read from
 _.error_type        # TaskOutcome: the exception class of a failed task, for reports
 _.urls              # BugReport: where a published case comes from
+_.description       # PositionalSpec: what an encoding is, in words, for a user reading REGISTRY
 
 # --- public API that users call and the package itself does not ----------------------------------
 to_torch            # glassformer.interop: a model to PyTorch (README, tests/interop)
@@ -37,9 +39,14 @@ chapter_source      # glassformer.selftest.published: the chapter's reference (n
 bug_reports         # glassformer.selftest.published: every published case (the tests compare them all)
 run_batch           # glassformer.wells.batch: many wells in one call (README, benchmarks/field_scale.py)
 padding_mask        # glassformer.nn: PyTorch's key_padding_mask, built from sequence lengths
+get_positional_encoding  # glassformer.nn.positional: an additive encoding by name (build_positional's sibling)
 clip_grad_norm      # glassformer.train: torch.nn.utils.clip_grad_norm_ over Parameters
 ConstantLR          # glassformer.train.schedules: a schedule for the Scheduler below
 Scheduler           # glassformer.train.schedules: drives optimizer.lr in a loop of the user's own
 _.detokenize        # WordTokenizer: token strings back to text
+_.has_grads         # Trace: whether it holds the backward pass
+_.backward_steps    # Trace: the gradients in the order backward computes them (README)
+chapter_model_backward  # glassformer.nn.reference: the chapter's equations, read by students (tests check
+mse_backward        #   them against the fast tier); the trainer runs the fast kernels
 _.token_to_id       # tokenizers: the id of one token
 _.decode_batch      # tokenizers: decode every row of a batch

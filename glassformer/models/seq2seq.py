@@ -319,7 +319,7 @@ class Seq2SeqTransformer(Module):
 
     @classmethod
     def load(cls, directory) -> "Seq2SeqTransformer":
-        """Rebuild a model saved by :meth:`save` (tokenizers: :func:`load_translation_tokenizers`).
+        """Rebuild a model saved by :meth:`save` (tokenizers: ``WordTokenizer.load(directory / "src_tokenizer.json")``, and ``tgt_``).
 
         Raises
         ------

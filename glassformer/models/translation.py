@@ -8,29 +8,18 @@ eq. 3); :func:`evaluate_seq2seq` is the validation cross-entropy.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
 from .._validation import check_positive_int
 from ..nn.module import make_rng
-from ..text import WordTokenizer
 from ..train import Trainer, standard_callbacks
 from ..train.losses import CrossEntropyLoss
 from ..train.optim import Adam
 from ..train.schedules import Noam
 from .seq2seq import Seq2SeqTransformer
 
-__all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "load_translation_tokenizers",
-           "make_translation_arrays"]
-
-
-def load_translation_tokenizers(directory):
-    """Return ``(src_tokenizer, tgt_tokenizer)`` saved beside a model by :meth:`Seq2SeqTransformer.save`."""
-    directory = Path(directory)
-    return (WordTokenizer.load(directory / "src_tokenizer.json"),
-            WordTokenizer.load(directory / "tgt_tokenizer.json"))
-
+__all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "make_translation_arrays"]
 
 
 def make_translation_arrays(pairs, src_tokenizer, tgt_tokenizer, *, max_len: int = 32):
