@@ -8,7 +8,6 @@ eq. 3); :func:`evaluate_seq2seq` is the validation cross-entropy.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .._validation import check_positive_int
