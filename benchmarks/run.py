@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python benchmarks/run.py --quick         # tiny sizes, one repetition (what CI runs; seconds)
     python benchmarks/run.py --case midsize --case translation --repeats 7
     python benchmarks/run.py --threads 1     # numpy's BLAS and PyTorch both on one thread
+    python benchmarks/run.py --case scaling --variant 1024   # one variant of a case
     python benchmarks/run.py --no-memory     # skip the memory subprocesses
 
 Time: for every case the glassformer and PyTorch runners (and, for demonstration 2, the chapter's
@@ -21,6 +22,11 @@ Memory: each framework runs each case in a fresh subprocess (``--memory-worker``
 the peak resident set size during the case's run minus the resident size right after the imports
 ("above the imported baseline"; Linux VmHWM, reset after building so that reading files does not
 count).  ``--quick`` uses one subprocess per framework for all cases (approximate, but fast).
+
+Roofline: once per run, before the cases, the machine's GEMM GFLOP/s (float32, float64) and copy
+bandwidth are measured on the BLAS threads in use; each case's matrix-product FLOPs and least bytes
+moved per timed unit are counted (``roofline.py``), and a second table gives the roofline time
+``max(FLOPs / GFLOP/s, bytes / bandwidth)`` and the fraction of it each framework achieves.
 
 Exit status 1 if a correctness line fails (e.g. PyTorch and glassformer trajectories differ).
 """
@@ -55,6 +61,7 @@ import time  # noqa: E402
 
 import cases  # noqa: E402
 import harness  # noqa: E402
+import roofline  # noqa: E402
 from cases import CASES, GF, LOOP, PT  # noqa: E402
 
 _LIMITS = []   # keeps threadpoolctl's limit alive for the whole process
@@ -160,6 +167,8 @@ def _time_cases(args) -> tuple[list, list]:
         case = CASES[name]
         repeats = args.repeats or case.repeats[1 if args.quick else 0]
         for variant in case.variant_list(args.quick):
+            if args.variant and str(variant) not in args.variant:
+                continue
             label = _row_label(case, variant)
             print(f"[{label}] {case.title}: building, then {repeats} alternating repetition(s) ...", flush=True)
             runners = {fw: case.make(fw, variant, args.quick) for fw in case.frameworks}
@@ -167,7 +176,8 @@ def _time_cases(args) -> tuple[list, list]:
             if case.check is not None:
                 checks.extend(case.check(runners, variant, args.quick))
             results.append({"case": case, "variant": variant, "label": label, "stats": stats,
-                            "item": f"{name}:{variant}"})
+                            "item": f"{name}:{variant}",
+                            "work": roofline.case_work(name, variant, runners[case.ratio[0]], args.quick)})
     return results, checks
 
 
@@ -254,12 +264,18 @@ def run(args) -> int:
         print(f"  note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set (slows current OpenBLAS)")
     print(f"  load average at start (1, 5, 15 min): {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}")
     print(f"  clock: {'CPU time of this process (process_time)' if args.threads == 1 else 'wall clock (perf_counter)'}")
-    print(f"mode: {'quick' if args.quick else 'full'}\n", flush=True)
+    print(f"mode: {'quick' if args.quick else 'full'}", flush=True)
+    machine = roofline.measure_machine(quick=args.quick, clock=cases.CLOCK["clock"])
+    print(roofline.machine_line(machine) + "\n", flush=True)
 
     results, checks = _time_cases(args)
     mem = _measure_all(results, args)
     print("\n" + _table(results, mem))
     for line in _scaling_lines(results, mem):
+        print(line)
+    print("\nroofline (benchmarks/roofline.py: matrix-product FLOPs and the least bytes moved per timed unit; "
+          "fraction = roofline time / median time):\n" + roofline.machine_line(machine))
+    for line in roofline.roofline_lines(results, machine, GF, PT):
         print(line)
     details = _memory_details(results, mem)
     if details:
@@ -279,6 +295,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="tiny sizes, one repetition (seconds)")
     p.add_argument("--case", action="append", choices=list(CASES), help="run only this case (repeatable)")
+    p.add_argument("--variant", action="append", help="run only this variant of the cases (e.g. 1024 for "
+                   "scaling T=1024, 16 for inference stride 16; repeatable)")
     p.add_argument("--repeats", type=int, default=None, help="timed repetitions per case (default per case)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads for numpy's BLAS and PyTorch alike (default: numpy's BLAS default)")

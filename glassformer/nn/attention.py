@@ -17,7 +17,9 @@ Three hooks reuse this one implementation instead of copying it:
 * ``cache``: an :class:`~glassformer.nn.kv_cache.AttentionCache` of the keys and values of
   earlier positions (incremental decoding).
 
-Long sequences: with ``query_block`` set, attention runs by blocks of queries
+Long sequences: by default (``query_block="auto"``), when the ``(batch, heads, L, S)`` weights of a
+call would exceed ``weights_budget`` bytes (32 MiB), or with ``query_block`` set to a number,
+attention runs by blocks of queries
 (:mod:`glassformer.nn.attention_blocks`) and keeps no ``(L, S)`` weights for backward,
 which forms them again block by block; :meth:`MultiheadAttention.intermediates` (and so ``trace``)
 forms them from the cached queries and keys, so every weight is still there to inspect.
@@ -32,6 +34,8 @@ import numpy as np
 
 from .._validation import as_float_array, as_input, check_positive_int, check_probability
 from ..errors import InputError, NotReadyError, ShapeError
+from .attention_blocks import WEIGHTS_BUDGET, choose_query_block, head_mean_weights
+from .tiers import active_kernels
 from .tiers import ops as F
 from .heads import empty_heads, project_heads, project_heads_backward, split_heads
 from .linear import Linear
@@ -80,10 +84,17 @@ class MultiheadAttention(Module):
     head_hook : object, optional
         Applied to the per-head queries and keys (see the module docstring), e.g.
         :class:`~glassformer.nn.RotaryEmbedding` (RoPE).
-    query_block : int or None, default None
+    query_block : "auto", int or None, default "auto"
         Keyword-only.  Attend by blocks of this many queries and keep no weights for backward (the
         memory of a long sequence, see the module docstring); used when there are more queries, no
-        attention dropout in training and no cache.  Settable attribute.
+        attention dropout in training and no cache.  ``"auto"``: blocks only when the weights of the
+        call would exceed ``weights_budget``, of the size
+        :func:`~glassformer.nn.attention_blocks.choose_query_block` picks; None: never.  Settable
+        attribute.
+    weights_budget : int, default 32 MiB
+        Keyword-only.  Bytes the ``(batch, num_heads, L, S)`` weights of one call may take before
+        ``query_block="auto"`` blocks (:data:`~glassformer.nn.attention_blocks.WEIGHTS_BUDGET`).
+        Settable attribute.
     rng : int or numpy.random.Generator, optional
         Initialisation and attention-dropout masks.
     dtype : float64 (default) or float32
@@ -119,8 +130,8 @@ class MultiheadAttention(Module):
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, *,
-                 out_proj: bool = True, head_hook=None, query_block: int | None = None, rng=None,
-                 dtype=np.float64):
+                 out_proj: bool = True, head_hook=None, query_block: int | str | None = "auto",
+                 weights_budget: int = WEIGHTS_BUDGET, rng=None, dtype=np.float64):
         super().__init__()
         E = check_positive_int(embed_dim, "embed_dim", "MultiheadAttention")
         H = check_positive_int(num_heads, "num_heads", "MultiheadAttention")
@@ -130,8 +141,9 @@ class MultiheadAttention(Module):
         self.scale = 1.0 / math.sqrt(self.head_dim)        # a Python float: float32 stays float32
         self.dropout = check_probability(dropout, "dropout", "MultiheadAttention")
         self.head_hook = _check_hook(head_hook, self.head_dim)
-        self.query_block = None if query_block is None else check_positive_int(query_block, "query_block",
-                                                                                 "MultiheadAttention")
+        self.query_block = query_block if query_block is None or query_block == "auto" else \
+            check_positive_int(query_block, "query_block", "MultiheadAttention")
+        self.weights_budget = check_positive_int(weights_budget, "weights_budget", "MultiheadAttention")
         self.rng = make_rng(rng)
         bound = np.sqrt(6.0 / (E + 3 * E))       # xavier_uniform on the (3E, E) matrix, as PyTorch
         self.in_proj_weight = Parameter(self.rng.uniform(-bound, bound, size=(3 * E, E)).astype(dtype))
@@ -169,11 +181,12 @@ class MultiheadAttention(Module):
             q.shape[:-1] + (k.shape[-2],), q.dtype, attn_mask, key_padding_mask, is_causal, unbatched, t0, members)
         U = np.empty(q.shape[:-3] + (q.shape[-2], self.embed_dim), dtype=q.dtype)    # (B, L, E)
         heads = split_heads(U, self.num_heads)                              # (B, H, L, hd) view: no copy to merge
-        blocked = (self.query_block is not None and q.shape[-2] > self.query_block and keep is None
+        block = self._block(q.shape[:-1] + (k.shape[-2],), q.dtype.itemsize)
+        blocked = (block is not None and q.shape[-2] > block and keep is None
                    and weights is None and record is None and cache is None)
         if blocked:                                                           # long sequence: keep no weights
             A = None
-            F.attention_blocks(q, k, v, allowed, bias, self.scale, block=self.query_block, members=members, out=heads)
+            F.attention_blocks(q, k, v, allowed, bias, self.scale, block=block, members=members, out=heads)
         else:
             _, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, self.scale, keep, weights, record,
                                                   members=members, out=heads,
@@ -184,11 +197,20 @@ class MultiheadAttention(Module):
         else:
             self._save(groups=groups, x=x, q=q, k=k, v=v, A=A, keep=keep, fixed=weights is not None, U=U, O=out,
                        positions=pos, unbatched=unbatched, S=None if record is None else record["S"],
-                       allowed=allowed, bias=bias, blocked=blocked, members=members)
+                       allowed=allowed, bias=bias, blocked=blocked, block=block, members=members)
+        if need_weights and A is None and average_attn_weights and active_kernels() == "fast":   # the head mean by blocks too
+            returned = head_mean_weights(q, k, allowed, bias, self.scale, block=block, members=members)
+            return (out[0] if unbatched else out), (returned[0] if unbatched else returned)
         if need_weights and A is None:
             A = F.attention_weights(q, k, allowed, bias, self.scale, members=members)
         returned = self._returned_weights(A, keep, average_attn_weights, unbatched) if need_weights else None
         return (out[0] if unbatched else out), returned
+
+    def _block(self, weights_shape, itemsize):
+        """Queries per block for this call (None: all at once), from ``query_block`` and the budget."""
+        if self.query_block != "auto":
+            return self.query_block
+        return choose_query_block(weights_shape, itemsize, self.weights_budget)
 
     def _kernel_arguments(self, shape, dtype, attn_mask, key_padding_mask, is_causal, unbatched, offset,
                           members) -> tuple:
@@ -316,7 +338,7 @@ class MultiheadAttention(Module):
         buffers, d = self._gradient_buffers(c["groups"], c["x"])                   # dq, dk, dv in projection layout
         if c["blocked"]:
             grads = F.attention_blocks_backward(d_heads, c["q"], c["k"], c["v"], split_heads(c["U"], self.num_heads),
-                                              c["allowed"], c["bias"], self.scale, block=self.query_block,
+                                                c["allowed"], c["bias"], self.scale, block=c["block"],
                                               members=c["members"], out=d)
         else:
             record = None if self._probe is None else {}                      # dL/dA and dL/dS for a probe
@@ -399,4 +421,4 @@ class MultiheadAttention(Module):
         hook = None if self.head_hook is None else type(self.head_hook).__name__
         return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}, "
                 f"out_proj={self.out_proj is not None}, head_hook={hook}"
-                + ("" if self.query_block is None else f", query_block={self.query_block}"))
+                + ("" if self.query_block == "auto" else f", query_block={self.query_block}"))

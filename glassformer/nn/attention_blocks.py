@@ -7,10 +7,13 @@ the kernels of :mod:`glassformer.nn.functional` -- :func:`~glassformer.nn.functi
 queries at a time, keep no weights, and form each block's weights again in backward from ``q`` and
 ``k`` with the same calls (so with the same numbers): FlashAttention's recomputation (Dao et al.,
 2022) at the granularity of NumPy blocks.  The memory of the weights is then ``block / L`` of the
-whole.  :class:`~glassformer.nn.MultiheadAttention` uses them when its ``query_block`` is set;
-its ``intermediates()`` still returns every weight.  Both must equal the unblocked
-:func:`glassformer.nn.reference.attention` and :func:`glassformer.nn.reference.attention_backward`
-(tested; under ``kernels("reference")`` the reference attends to every query at once).
+whole.  :class:`~glassformer.nn.MultiheadAttention` uses them when its ``query_block`` is set,
+or by default (``query_block="auto"``) when :func:`choose_query_block` finds that the weights of
+one call would exceed the memory budget; its ``intermediates()`` still returns every weight.
+Both must equal the unblocked :func:`glassformer.nn.reference.attention` and
+:func:`glassformer.nn.reference.attention_backward` (tested; under ``kernels("reference")`` the
+reference attends to every query at once).  :func:`head_mean_weights` equals
+``reference.attention``'s weights averaged over the heads.
 """
 
 from __future__ import annotations
@@ -20,12 +23,41 @@ import numpy as np
 from .functional import (attention_scale, attention_weights, key_bound, scaled_dot_product_attention,
                          scaled_dot_product_attention_backward, transposed)
 
-__all__ = ["attention_blocks", "attention_blocks_backward"]
+__all__ = ["WEIGHTS_BUDGET", "CACHE_BLOCK", "attention_blocks", "attention_blocks_backward", "choose_query_block",
+           "head_mean_weights"]
+
+#: Default memory budget of one attention call's weights ``(batch, heads, L, S)``, in bytes (32 MiB):
+#: above it attention runs by blocks of queries.  At the budget a training step's weights, kept
+#: for backward in every layer, stay below the rest of its activations (measured in
+#: benchmarks/RESULTS.md, "Round three").
+WEIGHTS_BUDGET = 32 * 2 ** 20
+
+#: Queries per block when blocking: measured on the T = 1024 training step (batch 8, 4 heads,
+#: float32), blocks of 64 and 128 tie and 256 is 30% slower; 128 makes half the calls of 64, and
+#: each head's ``(128, 1024)`` float32 slab of scores (512 KiB) stays in the L2 cache.
+CACHE_BLOCK = 128
+
+
+def choose_query_block(weights_shape, itemsize: int, budget: int = WEIGHTS_BUDGET, preferred: int = CACHE_BLOCK):
+    """Queries per block for weights of shape ``(..., L, S)`` and ``itemsize`` bytes, or None (no blocks).
+
+    None when every weight fits in ``budget`` bytes; otherwise ``preferred``, lowered to the most
+    rows whose weights fit in the budget (at least 1).  So a block's ``(..., block, S)`` weights
+    never exceed the budget unless a single row does.
+    """
+    *lead, L, S = weights_shape
+    row = int(np.prod(lead, dtype=np.int64)) * S * itemsize            # bytes of one query row, all heads
+    if row * L <= budget:
+        return None
+    block = min(preferred, max(1, budget // max(row, 1)))
+    return block if block < L else None
 
 
 def _block_of(mask, rows_):
     """Rows ``rows_`` of a mask broadcastable to ``(..., L, S)`` (unchanged where it broadcasts over L)."""
-    return None if mask is None or np.shape(mask)[-2] == 1 else mask[..., rows_, :]
+    if mask is None or np.ndim(mask) < 2 or np.shape(mask)[-2] == 1:
+        return mask                                               # broadcasts over the queries: every block uses all of it
+    return mask[..., rows_, :]
 
 
 def attention_blocks(q, k, v, allowed=None, bias=None, scale=None, *, block: int, members=False, out=None):
@@ -68,3 +100,19 @@ def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=N
         dk += dk_b
         dv += dv_b
     return dq, dk, dv
+
+
+def head_mean_weights(q, k, allowed=None, bias=None, scale=None, *, block: int, members=False):
+    """The weights of :func:`~glassformer.nn.functional.attention_weights` averaged over the heads
+    (axis -3), formed by blocks of ``block`` queries: ``(..., L, S)`` without the ``(..., H, L, S)``
+    array.  Equals ``attention_weights(...).mean(axis=-3)`` up to rounding."""
+    scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
+    k_t = transposed(k, scale)                                 # (..., d, S)
+    k_bound = key_bound(k_t)
+    out = np.empty(q.shape[:-3] + (q.shape[-2], k.shape[-2]), dtype=q.dtype)     # (..., L, S)
+    for i in range(0, q.shape[-2], block):
+        b = slice(i, i + block)
+        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members,
+                              k_t=k_t, k_bound=k_bound)          # (..., H, block, S)
+        np.mean(A, axis=-3, out=out[..., b, :])
+    return out

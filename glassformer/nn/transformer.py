@@ -101,9 +101,10 @@ class TransformerEncoderLayer(Module):
         False removes attention's output projection (the chapter's block).
     head_hook : object, optional
         Per-head hook of self-attention (e.g. :class:`~glassformer.nn.RotaryEmbedding`).
-    query_block : int or None, default None
+    query_block : "auto", int or None, default "auto"
         Attention by blocks of this many queries, keeping no weights for backward (long sequences;
-        see :class:`MultiheadAttention`).
+        see :class:`MultiheadAttention`); ``"auto"`` blocks only when the weights of one call would
+        exceed the attention's ``weights_budget`` (32 MiB), None never.
     rng : int or numpy.random.Generator, optional
     dtype : float64 (default) or float32
 
@@ -122,7 +123,7 @@ class TransformerEncoderLayer(Module):
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str = "relu", layer_norm_eps: float = 1e-5, norm_first: bool = False,
                  bias: bool = True, *, mixer: str = "attention", attn_out_proj: bool = True, head_hook=None,
-                 query_block: int | None = None, rng=None, dtype=np.float64):
+                 query_block: int | str | None = "auto", rng=None, dtype=np.float64):
         super().__init__()
         check_positive_int(d_model, "d_model", "TransformerEncoderLayer")
         check_positive_int(dim_feedforward, "dim_feedforward", "TransformerEncoderLayer")

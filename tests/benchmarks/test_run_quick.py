@@ -29,10 +29,13 @@ def quick_output() -> str:
     return res.stdout
 
 
-def _table_rows(text: str) -> dict:
-    rows = {}
+def _table_rows(text: str, table: int = 0) -> dict:
+    """Rows of the ``table``-th table (0: times and memory, 1: the roofline), by their first cell."""
+    rows, seen = {}, -1
     for line in text.splitlines():
-        if line.startswith("| ") and not line.startswith("| case "):
+        if line.startswith("| case "):
+            seen += 1
+        elif line.startswith("| ") and seen == table:
             cells = [c.strip() for c in line.strip("|").split("|")]
             rows[cells[0]] = cells
     return rows
@@ -65,3 +68,15 @@ def test_quick_correctness_lines_pass(quick_output):
     assert "[FAIL]" not in quick_output
     assert "demo 2 PyTorch trajectory equals glassformer's" in quick_output
     assert re.search(r"numpy BLAS threads \d+, torch threads \d+", quick_output)
+
+
+def test_quick_reports_the_roofline_of_every_case(quick_output):
+    m = re.search(r"GEMM ([\d.]+) GFLOP/s float32, ([\d.]+) GFLOP/s float64 .*copy bandwidth ([\d.]+) GB/s", quick_output)
+    assert m, quick_output[-3000:]
+    assert all(float(g) > 0 for g in m.groups())
+    rows = _table_rows(quick_output, table=1)
+    for label in ("demo2", "midsize", "inference stride 16", "welltrain", "translation", "scaling T=32"):
+        cells = rows[label]
+        assert float(cells[1]) > 0 and float(cells[2]) > 0, cells       # GFLOP, MB counted
+        assert cells[4] in ("compute", "memory"), cells
+        assert 0 < float(cells[6]) and 0 < float(cells[7]), cells      # achieved fractions
