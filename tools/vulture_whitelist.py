@@ -39,6 +39,7 @@ plot_prediction     # glassformer.plots: observed vs predicted log (notebooks/01
 plot_trace_attention  # glassformer.plots: a trace's attention maps (notebooks/01, 03)
 chapter_source      # glassformer.selftest.published: the chapter's reference (notebooks/01, 02)
 bug_reports         # glassformer.selftest.published: every published case (the tests compare them all)
+EXIT_USAGE          # glassformer.wells.batch: names predict's exit status 2 beside 0 and 3 (cli.main returns it)
 run_batch           # glassformer.wells.batch: many wells in one call (README, benchmarks/field_scale.py)
 padding_mask        # glassformer.nn: PyTorch's key_padding_mask, built from sequence lengths
 get_positional_encoding  # glassformer.nn.positional: an additive encoding by name (build_positional's sibling)

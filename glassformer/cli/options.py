@@ -11,7 +11,11 @@ import math
 
 import click
 
+from ..data import describe_use
 from ..errors import InputError
+from ..nn.positional import get_spec
+from ..nn.positional import positional_names as registered_positional_names
+from ..wells import build_dataset
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
            "implied_d_model", "input_names", "parse_interval", "positional_names", "positional_options",
@@ -20,15 +24,11 @@ __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_H
 
 def positional_names() -> list:
     """Every ``--positional`` name, from the registry of positional encodings."""
-    from ..nn.positional import positional_names as names
-
-    return names()
+    return registered_positional_names()
 
 
 def _positional_help() -> str:
     """``--positional``'s help, read from the registry: the names, then what each needs."""
-    from ..nn.positional import get_spec
-
     specs = [get_spec(n) for n in positional_names()]
     needs = [f"'{s.name}' needs --{o}" for s in specs for o in s.cli_options if o in s.required]
     needs += [f"'{s.name}' needs --positions index" for s in specs if s.integer_positions]
@@ -93,8 +93,6 @@ def positional_options(positional: str, wavelengths, positions: str, window: int
     InputError
         A combination that cannot work, named with the option that fixes it.
     """
-    from ..nn.positional import get_spec
-
     spec = get_spec(positional, "--positional")
     opts = {}
     if wavelengths and "wavelengths" not in spec.cli_options:
@@ -116,8 +114,6 @@ def positional_options(positional: str, wavelengths, positions: str, window: int
 
 def implied_d_model(positional: str, options: dict) -> int | None:
     """The width ``--positional`` with ``options`` implies (2 x the wavelengths, 4 for the chapter's), or None."""
-    from ..nn.positional import get_spec
-
     spec = get_spec(positional, "--positional")
     return None if spec.d_model_for is None else int(spec.d_model_for(options))
 
@@ -216,15 +212,11 @@ def well_options(command):
 def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, aliases, inputs, target, window,
                          val_data=(), val_depth=()):
     """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output)."""
-    from ..wells import build_dataset
-
     if not data and not manifest:
         raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
     ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
                        val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
                        val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window)
-    from ..data import describe_use
-
     for well, used in ds.curves_used.items():
         for asked, curve in used.items():
             if asked != curve:

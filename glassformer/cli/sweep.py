@@ -6,8 +6,14 @@ import math
 
 import click
 
+from ..data import common_depth_unit, read_well
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
+from ..models import SequenceRegressor
 from ..parallel import engine_from_click, engine_options
+from ..runs import check_out_folder
+from ..wells import WellModel, check_training_logs, forecast_logs
+from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
 from .options import GreedyCommand, POSITIONAL_HELP, input_names, parse_interval, positional_options
 
 
@@ -73,12 +79,6 @@ def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, te
     OUT/model (the chosen model, for `glassformer predict --model OUT`) and
     OUT/settings/<setting>/model (every fitted setting).
     """
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..models import SequenceRegressor
-    from ..runs import check_out_folder
-    from ..wells import WellModel
-    from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
-
     check_out_folder(out, overwrite=overwrite)
     names = _check_options(inputs, target, val_depth, val_data, lr, positional)
     split = HeldOut(train_depth, val_depth, val_data, test_depth, test_data)
@@ -139,9 +139,6 @@ class HeldOut:
 
     def training_and_validation(self, data, names, target, window):
         """``(whole logs, training logs, validation logs)``; the test depths are checked, not read."""
-        from ..data import common_depth_unit, read_well
-        from ..wells import check_training_logs, forecast_logs
-
         logs = [read_well(p) for p in data]
         common_depth_unit(logs)
         train_logs = [g.interval(*self.train) for g in logs]
@@ -157,8 +154,6 @@ class HeldOut:
 
     def test(self, logs):
         """The test logs (read only when called: after the choice)."""
-        from ..wells import forecast_logs
-
         test_logs = self._part(logs, self.test_depth, self.test_data, "--test-depth", "test")
         if self.val_depth and not self.val_data and not self.test_data:   # a depth shared with validation stays there
             val = parse_interval(self.val_depth, "--val-depth")
@@ -167,9 +162,6 @@ class HeldOut:
         return test_logs
 
     def _part(self, logs, depth_text, files, option, which):
-        from ..data import common_depth_unit, read_well
-        from ..wells import forecast_logs
-
         wells = [read_well(p) for p in files]
         common_depth_unit([*logs, *wells])
         interval = parse_interval(depth_text, option) if depth_text else None

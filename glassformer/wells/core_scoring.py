@@ -16,6 +16,8 @@ is scored on the same plugs.  The baselines, each fitted on the training plugs o
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..data.units import volume_fraction_kind
@@ -67,8 +69,6 @@ def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH",
     the training plugs.  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
     dict name -> fit time in s, and list of notes (a baseline that could not be made, and why).
     """
-    import time
-
     notes = []
     feats = context_features(cw.log, wm.input_names)                       # (n, n_inputs * 9)
     y_train = wm.target_values(split.log_for(cw, "train"))

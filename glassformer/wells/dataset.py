@@ -31,7 +31,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
+from ..data import common_depth_unit, read_well, with_requested_names
 from ..errors import DataFileError, InputError
 from .splits import _forecast_part, check_training_logs
 
@@ -127,8 +129,6 @@ def read_manifest(path) -> list:
         Unreadable file, a missing ``file``/``role`` column, an unknown role, a top without a base,
         a bad number or a listed file that does not exist (naming the line).
     """
-    import pandas as pd
-
     path = Path(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
@@ -232,8 +232,6 @@ def _cut(log, names, interval, role: str):
 # --------------------------------------------------------------------------- reading and assembling
 def _read(paths, names, aliases, use_defaults: bool = False) -> tuple:
     """Each distinct file read once, its curves renamed to ``names``: ``({path: log}, {well: {asked: used}})``."""
-    from ..data import read_well, with_requested_names
-
     logs, used = {}, {}
     for p in paths:
         key = str(Path(p).resolve())
@@ -254,8 +252,6 @@ def _log_of(logs: dict, path):
 
 def _assemble(items, names, window: int | None, curves_used: dict) -> WellDataset:
     """Cut every ``(log, role, interval or None, label)`` item; forecasts of a training well keep clear of it."""
-    from ..data import common_depth_unit
-
     order = sorted(items, key=lambda it: ROLES.index(it[1]))
     parts = {role: [] for role in ROLES}
     trained = {}                                   # id(log) -> [(top, base, label)] of its training parts

@@ -39,7 +39,7 @@ from .checks import training_record
 from .splits import choose_validation
 from .tree_baselines import tree_baselines
 
-__all__ = ["WellModel", "BASELINE_NAMES"]
+__all__ = ["WellModel", "BASELINE_NAMES", "with_seed"]
 
 #: Metadata format stored in ``model.json["extra"]["well_model"]``.
 WELL_MODEL_VERSION = 3
@@ -398,3 +398,10 @@ class WellModel:
         wm.training_data_ = meta.get("training_data")       # None for models saved before it was recorded
         wm.validation_ = meta.get("validation")
         return wm
+
+
+def with_seed(wm: WellModel, seed: int) -> WellModel:
+    """An unfitted copy of ``wm`` whose transformer, LSTM and tree ensembles all draw from ``seed``."""
+    model = clone(wm.model if wm.model is not None else SequenceRegressor()).set_params(random_state=seed)
+    lstm = None if wm.lstm is None else clone(wm.lstm).set_params(random_state=seed)
+    return WellModel(**{**wm.get_params(), "model": model, "lstm": lstm, "random_state": seed})

@@ -27,8 +27,14 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
+from .. import io
+from ..data import describe_use, read_well, with_requested_names, write_las
 from ..errors import InputError, ShapeError
+from .checks import check_inputs
+from .ensemble import DeepEnsemble, find_ensemble
+from .model import WellModel
 
 __all__ = ["OUTPUT_FORMATS", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
            "write_prediction"]
@@ -47,9 +53,6 @@ def load_predictor(model_dir) -> tuple:
     ModelFileError
         No readable model or ensemble in ``model_dir``.
     """
-    from .ensemble import DeepEnsemble, find_ensemble
-    from .model import WellModel
-
     found = find_ensemble(model_dir)
     if found is None:
         return WellModel.load(model_dir), None
@@ -141,11 +144,6 @@ def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, ab
     InputError
         ``out`` ends neither in ``.csv`` nor in ``.las``.
     """
-    import pandas as pd
-
-    from .. import io
-    from ..data import write_las
-
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix == ".csv":
@@ -229,8 +227,6 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         No depth (of ``depth_range``) has every input present: nothing could be predicted.
     """
     start = time.perf_counter()
-    from ..data import read_well
-
     out = Path(out_path)
     if out.exists() and Path(path).exists() and out.samefile(path) or out.resolve() == Path(path).resolve():
         raise InputError(f"{out}: would replace the input well {path}; choose another output file")
@@ -273,9 +269,6 @@ def _nothing_to_predict(wm, log, path, depth_range) -> None:
 
 def _checked(wm, log, aliases, depth_unit) -> tuple:
     """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked."""
-    from ..data import describe_use, with_requested_names
-    from .checks import check_inputs
-
     log, used = with_requested_names(log, wm.input_names, list(aliases or ()))
     check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
                          window=wm.window)

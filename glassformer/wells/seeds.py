@@ -17,6 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
+from sklearn.base import clone
+
+from ..models import LSTMRegressor, SequenceRegressor
+from .evaluation import evaluate_split
+from .last_good import fit_or_keep_last_good
+from .model import WellModel, with_seed
+
 __all__ = ["fit_seed", "fit_seeds", "load_fitted", "model_from_spec", "model_spec"]
 
 
@@ -32,9 +39,6 @@ def model_spec(wm) -> dict:
 
 def model_from_spec(spec: dict):
     """The unfitted :class:`~glassformer.wells.WellModel` that :func:`model_spec` describes."""
-    from ..models import LSTMRegressor, SequenceRegressor
-    from .model import WellModel
-
     return WellModel(spec["inputs"], spec["target"], log_target=spec["log_target"], window=spec["window"],
                      stride=spec["stride"], positions=spec["positions"], floor_mD=spec["floor_mD"],
                      tree_baselines=spec.get("tree_baselines", True), validation=spec.get("validation", "deepest"),
@@ -51,11 +55,6 @@ def load_fitted(model_dir):
     ModelFileError
         No readable model in ``model_dir`` (or a damaged LSTM beside it).
     """
-    from sklearn.base import clone
-
-    from ..models import LSTMRegressor
-    from .model import WellModel
-
     wm = WellModel.load(model_dir)
     folder = Path(model_dir)
     lstm_dir = folder.with_name(folder.name + "_lstm")
@@ -90,12 +89,9 @@ def fit_seed(task: dict) -> dict:
     DivergenceError
         Training diverged.
     """
-    from .evaluation import evaluate_split
-    from .experiment import _fit_or_keep_last_good, with_seed
-
     fitted = with_seed(model_from_spec(task["spec"]), int(task["seed"]))
     if task.get("keep_last_good"):
-        _fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), (), task.get("val"))
+        fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), (), task.get("val"))
     else:
         fitted.fit(task["train"], val_logs=task.get("val"))
     train_rows, train_metrics = evaluate_split(fitted, task["train"], "train")

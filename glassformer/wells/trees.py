@@ -12,7 +12,11 @@ threads cost more than they give (20 s instead of 0.8 s on a busy two-core machi
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
+from threadpoolctl import threadpool_limits
 
 __all__ = ["CONTEXT", "context_features", "fit_tree_baselines", "predict_tree_baselines", "TREE_NAMES"]
 
@@ -40,8 +44,6 @@ def context_features(log, inputs, context: int = CONTEXT) -> np.ndarray:
 
 
 def _regressors(seed: int) -> dict:
-    from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
-
     return {TREE_NAMES[0]: RandomForestRegressor(n_estimators=300, min_samples_leaf=3, random_state=seed, n_jobs=1),
             TREE_NAMES[1]: HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, min_samples_leaf=10,
                                                          random_state=seed)}
@@ -59,10 +61,6 @@ def fit_tree_baselines(features: np.ndarray, y: np.ndarray, seed: int = 42) -> d
     -------
     dict name -> fitted regressor (:data:`TREE_NAMES`), and ``"seconds"`` -> dict of fit times.
     """
-    import time
-
-    from threadpoolctl import threadpool_limits
-
     ok = np.isfinite(y) & np.isfinite(features).any(axis=1)
     fitted, seconds = {}, {}
     for name, reg in _regressors(seed).items():
@@ -75,8 +73,6 @@ def fit_tree_baselines(features: np.ndarray, y: np.ndarray, seed: int = 42) -> d
 
 def predict_tree_baselines(fitted: dict, features: np.ndarray, valid: np.ndarray) -> dict:
     """Each tree ensemble's prediction per sample, ``(n_samples,)``, NaN where ``valid`` is False."""
-    from threadpoolctl import threadpool_limits
-
     out = {}
     for name, reg in fitted["models"].items():
         pred = np.full(features.shape[0], np.nan)
