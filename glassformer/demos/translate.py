@@ -188,7 +188,8 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     data_path : path, optional
         ``fra.txt`` (default: the shared data folder, see :func:`glassformer.text.load_pairs`).
     blas_threads : int or None, default 1
-        BLAS threads during the run (:func:`limit_blas_threads`); None leaves the setting alone.
+        BLAS threads during the run (:func:`glassformer.demos.common.limit_blas_threads`); None leaves the
+        setting alone.
     **overrides
         Any key of :data:`QUICK` / :data:`FULL` (e.g. ``epochs=2``).
 

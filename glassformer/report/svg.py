@@ -1,7 +1,7 @@
 """Inline SVG heat maps of attention weights: one ``<rect>`` per cell, its ``<title>`` the hover text.
 
 Used by the report (the interactive attention figure) and by the notebook display of a trace
-(:mod:`glassformer.display`).  Plain SVG, no script and no external resource: a browser shows a
+(:mod:`glassformer.report.display`).  Plain SVG, no script and no external resource: a browser shows a
 cell's ``<title>`` ("query depth 3 m, key depth 4 m, weight 0.647") when the pointer rests on it.
 Colours are matplotlib's viridis, the colour map of the package's PNG attention figures.
 """
