@@ -5,7 +5,8 @@ Layout only, no equation of its own: :func:`project_heads` is :func:`~glassforme
 :func:`empty_heads` is a gradient buffer in that layout, which
 :func:`~glassformer.nn.functional.scaled_dot_product_attention_backward` writes into, so that
 :func:`project_heads_backward` reads it without a copy.  :func:`split_heads` turns ``(..., T, E)``
-into ``(..., H, T, hd)``.
+into ``(..., H, T, hd)``; the attention layer lays the heads side by side again (the chapter's U
+concatenates the heads).
 """
 
 from __future__ import annotations
