@@ -13,7 +13,7 @@ from ..parallel import engine_from_click, engine_options
 from ..runs import check_out_folder
 from ..wells import compare_wells, seed_list
 from .options import (GreedyCommand, dataset_from_options, implied_d_model, input_names, positional_names,
-                      positional_options, well_options)
+                      positional_options, reading_options, target_name, well_options)
 from .plugins import demos as demo_catalogue
 
 
@@ -26,7 +26,8 @@ from .plugins import demos as demo_catalogue
               help="Whole wells on which the networks' early stopping is measured (default: the deepest 10 % of "
                    "each training interval).")
 @click.option("--inputs", multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
-@click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, default=None,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
@@ -48,8 +49,9 @@ from .plugins import demos as demo_catalogue
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
 @engine_options
-def compare(demo_name, data, manifest, train_depth, test_depth, test_data, aliases, validation_split, validation_data,
-            inputs, target, log_target, window, stride, epochs, hidden_size, positional, wavelengths, n_seeds, out,
+def compare(demo_name, data, manifest, train_depth, test_depth, test_data, aliases, units, depth_column, sheet,
+            validation_split, validation_data, inputs, target, log_target, window, stride, epochs, hidden_size,
+            positional, wavelengths, n_seeds, out,
             overwrite, progress, jobs, scheduler):
     """Compare the transformer, a bidirectional LSTM, the porosity-permeability transform and the mean.
 
@@ -71,8 +73,8 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
             raise click.UsageError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
         if positional != "sinusoidal" or wavelengths:
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
-        demo_catalogue().compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None,
-                                      epochs=epochs, echo=click.echo)
+        demo_catalogue().compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
+                                echo=click.echo)
         click.echo(f"Comparison written to {out} (metrics.json, report.html)")
         return
     missing = [name for name, v in (("--data", data or manifest), ("--inputs", inputs), ("--target", target)) if not v]
@@ -80,19 +82,21 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
     wells = dict(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth, test_data=test_data,
                  val_data=validation_data, aliases=aliases)
+    reading = reading_options(dict(units=units, depth_column=depth_column, sheet=sheet))
     _compare_wells(wells, input_names(inputs), target, log_target, validation_split, window, stride, epochs or 30,
-                   hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress, (jobs, scheduler))
+                   hidden_size, positional, wavelengths, seed_list(n_seeds or 1), out, progress, (jobs, scheduler),
+                   reading)
     click.echo(f"Wrote {out}")
 
 
 def _compare_wells(wells, names, target, log_target, validation, window, stride, epochs, hidden_size, positional,
-                   wavelengths, seeds, out, progress, engine_choice=(None, None)) -> None:
+                   wavelengths, seeds, out, progress, engine_choice=(None, None), reading=None) -> None:
     opts = positional_options(positional, wavelengths, "index", window, None)
     model = SequenceRegressor(positional=positional, positional_options=opts)
     if implied_d_model(positional, opts) is not None:       # e.g. 2 x the number of wavelengths
         model.set_params(d_model=implied_d_model(positional, opts))
     clone(model).build_network(len(names))        # bad model options fail before --out exists
-    ds = dataset_from_options(**wells, inputs=names, target=target, window=window)
+    ds = dataset_from_options(**wells, inputs=names, target=target, window=window, reading=reading)
     test_logs = ds.test
     if not test_logs:
         test_logs = ds.train

@@ -20,14 +20,15 @@ import click
 import pandas as pd
 from sklearn.base import clone
 
-from ..data import common_depth_unit, read_core, read_well
+from ..data import common_depth_unit, read_core
 from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, CORE_POROSITY, is_volve
 from ..errors import InputError
 from ..models import SequenceRegressor
 from ..wells import WellModel, run_core_experiment, run_ensemble_experiment
+from ..wells.checks import check_wells
 from ..wells.core_match import read_shifts
 from ..wells.splits import deepest_blocks
-from .options import input_names, parse_interval, positional_options
+from .options import input_names, parse_interval, positional_options, read_user_wells
 
 __all__ = ["check_core_use", "core_options", "run_core_command", "run_ensemble_command", "transformer_from_options"]
 
@@ -188,9 +189,13 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
         if opts.get(name):
             raise InputError(f"--{name.replace('_', '-')} is not used with --core (the target is --core-target, "
                              "the held-out plugs are --test-cores or --test-depth)")
-    log = read_well(opts["data"][0])
-    pre = [read_well(p) for p in opts["pretrain_data"]]
+    cored = read_user_wells(opts, opts["data"][:1])
+    if len(cored) != 1:
+        raise InputError(f"--core: {opts['data'][0]} holds {len(cored)} sheets; name the cored well's with --sheet")
+    log, pre = cored[0], read_user_wells(opts, opts["pretrain_data"])
     common_depth_unit([log, *pre])
+    for line in check_wells([log], pre, names, window=window):        # as predict checks a well
+        echo(f"warning: {line}")
     porosity = None if str(opts["core_porosity"]).lower() == "none" else opts["core_porosity"]
     core = read_core(opts["core"], depth=opts["core_depth"], porosity=porosity, permeability=opts["core_target"],
                      run=_run_column(opts["core"], opts["core_run"]), porosity_unit=opts["core_porosity_unit"])
@@ -227,7 +232,9 @@ def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundar
     if not (opts["test_data"] or opts["test_depth"]):
         raise InputError("--ensemble measures the coverage of its P10-P90 interval on held-out data: give "
                          "--test-data WELL or --test-depth TOP:BASE")
-    val_wells = [read_well(p) for p in opts["validation_data"]]
+    val_wells = read_user_wells(opts, opts["validation_data"])
+    for line in check_wells(train_logs, val_wells, [*wm.input_names, wm.target_name], window=wm.window):
+        echo(f"warning: {line}")
     val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
     validation = "the validation data given"
     if not val_wells and val_depth is None:          # as train: the deepest 10 % of each training interval

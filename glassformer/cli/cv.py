@@ -12,12 +12,13 @@ from ..parallel import engine_from_click, engine_options
 from ..runs import check_out_folder
 from ..wells import WellModel, build_dataset, seed_list
 from ..wells.cv_run import cross_validate
-from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
+from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, reading_options, report_dataset,
+                      target_name)
 
 
 @click.command("cv", cls=GreedyCommand)
 @click.option("--data", "data", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Well file (.las or .csv); repeat for every well (at least two).")
+              help="Well file (.las, .csv or .xlsx: every sheet a well); repeat for every well (at least two).")
 @click.option("--manifest", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV of wells (columns file, well, top, base; role is ignored: every well is held out once), "
                    "instead of or besides --data.")
@@ -25,11 +26,13 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
               help=f"Interval of the wells: {DEPTH_SPEC_HELP}. Default: each well's whole valid log.")
 @click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW "
                                                              "(first = porosity).")
-@click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, required=True,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
               help="Use CURVE where a well lacks NAME, e.g. --alias PHIF=PHIE; repeatable.")
+@file_options
 @click.option("--folds", "n_folds", default=None, type=click.IntRange(2),
               help="Grouped K-fold over whole wells (scikit-learn GroupKFold) [default: leave one well out].")
 @click.option("--window", default=32, show_default=True, type=click.IntRange(2), help="Samples per window T.")
@@ -52,7 +55,8 @@ from .options import DEPTH_SPEC_HELP, GreedyCommand, input_names
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, window, stride, epochs, d_model, heads, layers,
+def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_column, sheet, n_folds, window, stride,
+       epochs, d_model, heads, layers,
        lr, hidden_size, lstm, validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
     """Cross-validate on blind wells: every well is predicted by models trained on the others.
 
@@ -68,7 +72,8 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, n_folds, wind
         raise InputError("cv needs the wells: --data FILE (repeat it) or --manifest FILE")
     names = input_names(inputs)
     ds = build_dataset(list(data), inputs=names, target=target, train_depth=depth, manifest=manifest,
-                       aliases=list(aliases))
+                       aliases=list(aliases), **reading_options(click.get_current_context().params))
+    report_dataset(ds, ())
     wells = [*ds.train, *ds.val, *ds.test]
     seen = [g.name for g in wells]
     if len(set(seen)) < len(seen):

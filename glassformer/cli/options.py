@@ -11,15 +11,16 @@ import math
 
 import click
 
-from ..data import describe_use
+from ..data import describe_use, parse_units, read_wells
+from ..data.units import curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
 from ..nn.positional import positional_names as registered_positional_names
 from ..wells import build_dataset
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
-           "implied_d_model", "input_names", "parse_interval", "positional_names", "positional_options",
-           "well_options"]
+           "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
+           "positional_options", "read_user_wells", "reading_options", "report_dataset", "target_name", "well_options"]
 
 
 def positional_names() -> list:
@@ -59,7 +60,11 @@ def parse_interval(text: str, option: str) -> tuple[float, float]:
 
 
 def input_names(inputs) -> list:
-    """``--inputs`` values as a list of mnemonics (commas also separate).
+    """``--inputs`` values as a list of curve names (commas also separate).
+
+    A value is one curve even with blanks in it: a table's header as written (``"Por (%)"``) and
+    its name (``Por``) both name the curve ``POR``
+    (:func:`glassformer.data.units.curve_name`; blanks inside a name become ``_``).
 
     Raises
     ------
@@ -68,17 +73,23 @@ def input_names(inputs) -> list:
     click.UsageError
         A mnemonic given twice.
     """
-    names = [m for item in inputs for m in str(item).replace(",", " ").split()]
+    typed = [m.strip() for item in inputs for m in str(item).split(",") if m.strip()]
+    names = [curve_name(m) for m in typed]
     if not names:
         raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
     unique = {}
-    for m in names:
-        unique.setdefault(m.upper(), m)
+    for m, t in zip(names, typed):
+        unique.setdefault(m, t)
     if len(unique) < len(names):
-        dup = next(m for i, m in enumerate(names) if m.upper() in {x.upper() for x in names[:i]})
+        dup = next(t for i, t in enumerate(typed) if names[i] in names[:i])
         raise click.UsageError(f"--inputs lists {dup} more than once; give each curve once, e.g. "
                                f"--inputs {' '.join(unique.values())}")
     return names
+
+
+def target_name(ctx, param, target: str | None) -> str | None:
+    """``--target`` as a curve name (a click callback): ``"Perm (mD)"`` -> ``"PERM"`` (see :func:`input_names`)."""
+    return None if target is None else curve_name(target)
 
 
 def positional_options(positional: str, wavelengths, positions: str, window: int, d_model: int | None) -> dict:
@@ -177,16 +188,51 @@ DEPTH_SPEC_HELP = ("TOP:BASE for every well, or WELL=TOP:BASE for one (WELL: its
                    "part of either, e.g. F11B=3351.6:4300); repeatable; file depth unit")
 
 
+UNIT_HELP = ("State a curve's unit, e.g. --unit POR=% or --unit PHIF=v/v; repeatable. Replaces the unit a file "
+             "writes (a CSV header 'Por (%)', 'Por [%]' or 'POR_PCT' names the curve POR in %).")
+DEPTH_COLUMN_HELP = ("The depth column of CSV and Excel wells, by its header or name (its unit as in 'Depth (ft)'); "
+                     "default: DEPTH, DEPT, MD or TDEP.")
+SHEET_HELP = "The sheet of Excel (.xlsx) wells to read; default: every sheet is a well."
+
+
+def file_options(command):
+    """The options that say how a well file is read: ``--unit`` (parameter ``units``), ``--depth-column``,
+    ``--sheet`` (train, cv, compare, sweep, predict)."""
+    for decorator in reversed([
+        click.option("--unit", "units", multiple=True, metavar="CURVE=UNIT", help=UNIT_HELP),
+        click.option("--depth-column", default=None, metavar="NAME", help=DEPTH_COLUMN_HELP),
+        click.option("--sheet", default=None, metavar="NAME", help=SHEET_HELP),
+    ]):
+        command = decorator(command)
+    return command
+
+
+def reading_options(params: dict) -> dict:
+    """``{"units", "depth_column", "sheet"}`` of :func:`file_options`' values (``--unit`` parsed)."""
+    return {"units": parse_units(params.get("units")), "depth_column": params.get("depth_column"),
+            "sheet": params.get("sheet")}
+
+
+def read_user_wells(params: dict, paths) -> list:
+    """The wells of ``paths`` read as :func:`file_options` say (every sheet of a workbook unless --sheet)."""
+    reading = reading_options(params)
+    reading["stated_units"] = reading.pop("units")
+    return [g for p in paths for g in read_wells(p, **reading)]
+
+
 def well_options(command):
     """The options that name wells, their roles and intervals, and curve aliases (train, compare).
 
     Adds ``--data``, ``--manifest``, ``--train-depth``, ``--test-depth``, ``--test-data``,
-    ``--alias`` (parameter ``aliases``) and ``--validation-split`` (parameters named as the options).
+    ``--alias`` (parameter ``aliases``) and ``--validation-split`` (parameters named as the options),
+    and :func:`file_options`.
     """
     path = click.Path(exists=True, dir_okay=False)
+    command = file_options(command)
     for decorator in reversed([
         click.option("--data", "data", multiple=True, type=path,
-                     help="Training well file (.las or .csv); repeat for several wells."),
+                     help="Training well file (.las, .csv or .xlsx: every sheet a well, or --sheet); repeat for "
+                          "several wells."),
         click.option("--manifest", default=None, type=path,
                      help="CSV of wells with columns file, well, role (train/val/test), top, base (blank: the whole "
                           "valid log); instead of or besides --data."),
@@ -210,15 +256,27 @@ def well_options(command):
 
 
 def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, aliases, inputs, target, window,
-                         val_data=(), val_depth=()):
-    """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output)."""
+                         val_data=(), val_depth=(), reading=None):
+    """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output).
+
+    ``reading`` is :func:`reading_options` of the command's parameters.  The notes (curve aliases)
+    go to stdout, the warnings of the checks of validation and test wells to stderr.
+    """
     if not data and not manifest:
         raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
     ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
                        val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
-                       val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window)
+                       val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window,
+                       **(reading or {}))
+    report_dataset(ds, aliases)
+    return ds
+
+
+def report_dataset(ds, aliases) -> None:
+    """Say which curves were read under another name (stdout), and the checks' warnings (stderr)."""
     for well, used in ds.curves_used.items():
         for asked, curve in used.items():
             if asked != curve:
                 click.echo(f"note: well {well}: {describe_use(asked, curve, aliases)}")
-    return ds
+    for line in ds.warnings:
+        click.echo(f"warning: {line}", err=True)

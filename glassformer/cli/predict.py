@@ -12,8 +12,9 @@ from tqdm.auto import tqdm
 from ..errors import InputError
 from ..parallel import engine_from_click, engine_options
 from ..wells.batch import EXIT_FAILED, EXIT_OK, execute_batch, expand_inputs, plan_batch
+from ..wells.checks import target_unit
 from ..wells.prediction import load_predictor, predict_file
-from .options import GreedyCommand, parse_interval
+from .options import GreedyCommand, file_options, parse_interval, reading_options
 
 
 class PredictCommand(GreedyCommand):
@@ -43,22 +44,32 @@ class PredictCommand(GreedyCommand):
 @click.option("--depth-unit", type=click.Choice(["m", "ft"]), default=None,
               help="Convert the wells' depths to this unit before predicting (ft x 0.3048 = m); needed when the "
                    "model uses depth positions in another unit. The output keeps the file's depths.")
+@file_options
+@click.option("--resample", is_flag=True,
+              help="Predict a well sampled at another step on the model's step (linear, gaps not bridged) and put "
+                   "the prediction back onto the file's depths.")
+@click.option("--keep", type=click.Choice(["all", "inputs"]), default="all", show_default=True,
+              help="The curves of the well a LAS output keeps beside the prediction: every curve, or the inputs.")
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs (never replaced otherwise).")
 @click.option("--resume", is_flag=True,
               help="Batch: finish an interrupted batch in --out-dir, skipping the wells already written.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Batch: progress bar on stderr.")
 @engine_options
-def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, overwrite, resume, progress, jobs,
-            scheduler):
+def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, units, depth_column, sheet, resample,
+            keep, overwrite, resume, progress, jobs, scheduler):
     """Predict the target log of a well, or of many wells, with a trained model.
 
-    Writes one prediction per depth sample (NaN where an input is missing), in mD
-    (and log10 mD when the model was trained with --log-target).  A run trained with
+    Writes one prediction per depth sample (NaN where an input is missing), in the unit of the
+    training wells' target (mD for permeability; log10 of it too when the model was trained with
+    --log-target).  A run trained with
     --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
     Each well is checked first: an input in a unit of another kind than the model's (porosity
-    in % for a v/v model) is refused, a different sample step is warned about, and every depth
+    in % for a v/v model) and a v/v curve outside [0, 1] are refused, a different sample step is
+    warned about (--resample predicts on the model's step instead), and every depth
     whose inputs lie outside the training range (0.5-99.5 percentiles) is flagged in a curve
-    <TARGET>_OOR (1 outside, 0 inside) and counted.
+    <TARGET>_OOR (1 outside, 0 inside) and counted.  The warnings and counts are written into
+    the output's header too; a LAS output keeps every curve of the well (--keep inputs: only the
+    model's inputs).
 
     \b
     One well:    glassformer predict --model RUN --data W.las --out W_pred.las
@@ -84,7 +95,8 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
         raise click.UsageError("give --out FILE (one well) or --out-dir DIR (a batch of wells), not "
                                + ("both" if out else "neither"))
     files = expand_inputs(data)
-    checks = {"check": True, "aliases": list(aliases), "depth_unit": depth_unit}
+    checks = {"check": True, "aliases": list(aliases), "depth_unit": depth_unit, "resample": resample, "keep": keep,
+              "reading": reading_options(dict(units=units, depth_column=depth_column, sheet=sheet))}
     if out is not None:
         _predict_one(model_dir, files, out, depth, overwrite, {"--format": fmt, "--resume": resume, "--jobs": jobs,
                                                                 "--scheduler": scheduler}, checks)
@@ -107,7 +119,7 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
         raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
-    name = _prediction_name(model_dir)           # a bad model is reported before the well is read
+    name, unit = _prediction_name(model_dir)     # a bad model is reported before the well is read
     found = []
 
     def report(check, notes):
@@ -119,11 +131,13 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
 
     row = predict_file(model_dir, data, out, depth_range=depth, overwrite=True, on_check=report, **checks)
     click.echo(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
-               f"({name}, mD); {found[0].summary(name.removesuffix('_PRED'))}")
+               f"({name}, {unit or 'no unit'}); {found[0].summary(name.removesuffix('_PRED'))}")
 
 
-def _prediction_name(model_dir) -> str:
-    return f"{load_predictor(model_dir)[0].target_name}_PRED"
+def _prediction_name(model_dir) -> tuple:
+    """``("KLOGH_PRED", "mD")``: the prediction curve of the model in ``model_dir`` and its unit."""
+    wm = load_predictor(model_dir)[0]
+    return f"{wm.target_name}_PRED", target_unit(getattr(wm, "training_data_", None))
 
 
 def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler,

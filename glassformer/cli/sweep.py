@@ -6,15 +6,17 @@ import math
 
 import click
 
-from ..data import common_depth_unit, read_well
+from ..data import common_depth_unit, read_wells
 from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
 from ..models import SequenceRegressor
 from ..parallel import engine_from_click, engine_options
 from ..runs import check_out_folder
 from ..wells import WellModel, check_training_logs, forecast_logs
+from ..wells.checks import check_wells
 from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
-from .options import GreedyCommand, POSITIONAL_HELP, input_names, parse_interval, positional_options
+from .options import (GreedyCommand, POSITIONAL_HELP, file_options, input_names, parse_interval, positional_options,
+                      reading_options, target_name)
 
 
 class SweepCommand(GreedyCommand):
@@ -30,7 +32,8 @@ class SweepCommand(GreedyCommand):
 @click.option("--data", "data", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
               help="Training well file (.las or .csv); repeat for several wells.")
 @click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW.")
-@click.option("--target", required=True, help="Target curve mnemonic (permeability, mD), e.g. KLOGH.")
+@click.option("--target", callback=target_name, required=True,
+              help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
 @click.option("--train-depth", required=True, help="Training interval TOP:BASE (file depth unit, e.g. m).")
@@ -41,6 +44,7 @@ class SweepCommand(GreedyCommand):
 @click.option("--test-depth", default=None, help="Test interval TOP:BASE (of the --data wells, or of --test-data).")
 @click.option("--test-data", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Test well file(s), read only after the choice is made.")
+@file_options
 @click.option("--d-model", "d_model", multiple=True, type=click.IntRange(1), default=(16,), show_default=True,
               help="Model widths d_model to try.")
 @click.option("--heads", multiple=True, type=click.IntRange(1), default=(2,), show_default=True,
@@ -62,7 +66,8 @@ class SweepCommand(GreedyCommand):
 @click.option("--progress/--no-progress", default=False, show_default=True,
               help="Progress bars of each fit on stderr (serial runs only).")
 @engine_options
-def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, test_depth, test_data, d_model, heads,
+def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, test_depth, test_data, units, depth_column,
+          sheet, d_model, heads,
           layers, window, lr, stride, epochs, positions, positional, seed, out, overwrite, progress, jobs, scheduler):
     """Try every combination of d_model, heads, layers, window and lr; keep the best on validation data.
 
@@ -81,7 +86,8 @@ def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, te
     """
     check_out_folder(out, overwrite=overwrite)
     names = _check_options(inputs, target, val_depth, val_data, lr, positional)
-    split = HeldOut(train_depth, val_depth, val_data, test_depth, test_data)
+    split = HeldOut(train_depth, val_depth, val_data, test_depth, test_data,
+                    reading_options(dict(units=units, depth_column=depth_column, sheet=sheet)))
     logs, train_logs, val_logs = split.training_and_validation(data, names, target, max(window))
     parallel = bool(scheduler) or (jobs or 1) > 1
     model = SequenceRegressor(positional=positional, positional_options=positional_options(
@@ -127,10 +133,23 @@ class HeldOut:
     larger overlaps are refused before anything is fitted.
     """
 
-    def __init__(self, train_depth, val_depth, val_data, test_depth, test_data):
+    def __init__(self, train_depth, val_depth, val_data, test_depth, test_data, reading=None):
         self.train_depth, self.val_depth, self.val_data = train_depth, val_depth, val_data
         self.test_depth, self.test_data = test_depth, test_data
         self.train = parse_interval(train_depth, "--train-depth")
+        self.reading = dict(reading or {})
+        self.train_logs, self.names, self.window = [], [], None
+
+    def _read(self, paths) -> list:
+        """The wells of ``paths`` (every sheet of a workbook, unless --sheet), with the units --unit states."""
+        reading = dict(self.reading)
+        reading["stated_units"] = reading.pop("units", None)
+        return [g for p in paths for g in read_wells(p, **reading)]
+
+    def _check(self, logs) -> None:
+        """Validation and test wells checked against the training wells as predict checks a well."""
+        for line in check_wells(self.train_logs, logs, self.names, window=self.window):
+            click.echo(f"warning: {line}", err=True)
 
     def _labels(self, first: str, second: str) -> tuple:
         texts = {"train": f"--train-depth {self.train_depth}", "val": f"--val-depth {self.val_depth}",
@@ -139,11 +158,13 @@ class HeldOut:
 
     def training_and_validation(self, data, names, target, window):
         """``(whole logs, training logs, validation logs)``; the test depths are checked, not read."""
-        logs = [read_well(p) for p in data]
+        logs = self._read(data)
         common_depth_unit(logs)
         train_logs = [g.interval(*self.train) for g in logs]
         check_training_logs(logs, train_logs, names, target, window, self.train_depth)
+        self.train_logs, self.names, self.window = train_logs, [*names, target], window
         val_logs = self._part(logs, self.val_depth, self.val_data, "--val-depth", "val")
+        self._check(val_logs)
         if self.test_depth and not self.test_data:     # depths only: overlaps refused before any fit
             test = parse_interval(self.test_depth, "--test-depth")
             forecast_logs(logs, self.train, test, labels=self._labels("train", "test"))
@@ -155,6 +176,7 @@ class HeldOut:
     def test(self, logs):
         """The test logs (read only when called: after the choice)."""
         test_logs = self._part(logs, self.test_depth, self.test_data, "--test-depth", "test")
+        self._check(test_logs)
         if self.val_depth and not self.val_data and not self.test_data:   # a depth shared with validation stays there
             val = parse_interval(self.val_depth, "--val-depth")
             test_logs = [forecast_logs([g], val, (g.depth[0], g.depth[-1]), labels=self._labels("val", "test"))[0][0]
@@ -162,7 +184,7 @@ class HeldOut:
         return test_logs
 
     def _part(self, logs, depth_text, files, option, which):
-        wells = [read_well(p) for p in files]
+        wells = self._read(files)
         common_depth_unit([*logs, *wells])
         interval = parse_interval(depth_text, option) if depth_text else None
         held, _ = forecast_logs(logs, self.train, interval, wells, labels=self._labels("train", which))

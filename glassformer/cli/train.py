@@ -14,7 +14,7 @@ from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 from ..wells import WellModel, run_well_experiment
 from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
-                      positional_names, well_options)
+                      positional_names, reading_options, target_name, well_options)
 from .resume import load_resume, resume_hint, run_signature
 
 
@@ -23,7 +23,8 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--inputs", required=True, multiple=True,
               help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (the first is taken as porosity for the "
                    "porosity-permeability baseline).")
-@click.option("--target", default=None, help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
+@click.option("--target", callback=target_name, default=None,
+              help="Target curve mnemonic (permeability, mD), e.g. KLOGH (required "
                                               "without --core).")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
               help="Model log10(permeability in mD), floor 0.001 mD; metrics are then in log10 mD.")
@@ -53,7 +54,8 @@ from .resume import load_resume, resume_hint, run_signature
                    "give the same options as the interrupted run.")
 @core_options
 @engine_options
-def train(data, manifest, train_depth, test_depth, test_data, aliases, validation_split, inputs, target, log_target,
+def train(data, manifest, train_depth, test_depth, test_data, aliases, units, depth_column, sheet, validation_split,
+          inputs, target, log_target,
           window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite,
           progress, checkpoint_every, resume, jobs, scheduler, **core):
     """Train a transformer on well logs and report it beside the baselines.
@@ -110,7 +112,8 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, validatio
     ensemble = bool(core["ensemble"])            # an ensemble reads and calibrates on its validation data itself
     ds = dataset_from_options(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth,
                               test_data=test_data, val_data=() if ensemble else core["validation_data"],
-                              aliases=aliases, inputs=names, target=target, window=window)
+                              aliases=aliases, inputs=names, target=target, window=window,
+                              reading=reading_options(ctx.params))
     test_logs = ds.test
     if not test_logs:
         test_logs = ds.train

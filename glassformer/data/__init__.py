@@ -3,9 +3,11 @@ windows, scaling, example data.
 
 * :mod:`~glassformer.data.welllog` -- :class:`WellLog`, curves on a depth axis.
 * :mod:`~glassformer.data.las` (with :mod:`~glassformer.data.las_sections`) -- LAS reading and
-  writing; :mod:`~glassformer.data.csv` -- CSV reading; :func:`read_well` picks by suffix.
+  writing; :mod:`~glassformer.data.csv` -- CSV reading; :mod:`~glassformer.data.excel` -- Excel
+  sheets; :func:`read_well` picks by suffix.
 * :mod:`~glassformer.data.parsing` -- encodings, numbers and missing values both readers share.
-* :mod:`~glassformer.data.units` -- depth units; porosity-like units as fraction or percent.
+* :mod:`~glassformer.data.units` -- depth units; porosity-like units as fraction or percent; units
+  written in a table's headers.
 * :mod:`~glassformer.data.aliases` -- common mnemonics for the same quantity (PHIF, PHIE, ...).
 * :mod:`~glassformer.data.core`, :mod:`~glassformer.data.core_merge`,
   :mod:`~glassformer.data.depth_matching` -- core tables, plugs on the log grid, depth shifts.
@@ -20,10 +22,11 @@ from .aliases import DEFAULT_ALIASES, describe_use, parse_aliases, resolve_curve
 from .csv import read_csv
 from .las import read_las, write_las
 from .parsing import DEFAULT_NULL_VALUES
-from .read import read_well
+from .excel import read_excel
+from .read import parse_units, read_well, read_wells, state_units
 from .scaling import Log10Transform, MinMaxScaler, StandardScaler, scaler_from_dict
 from .synthetic import SyntheticWellParams, neighbor_dataset, split_by_sequence, synthetic_wells
-from .units import depth_unit_from_string, volume_fraction_kind
+from .units import curve_name, depth_unit_from_string, split_header, volume_fraction_kind
 from .volve import ATTRIBUTION, VOLVE_WELLS, data_root, read_volve, volve_path
 from .welllog import WellLog, common_depth_unit
 from .windows import Windows, contiguous_runs, make_windows, stitch_windows, window_starts
@@ -48,6 +51,7 @@ __all__ = [
     "WellLog",
     "Windows",
     "common_depth_unit",
+    "curve_name",
     "contiguous_runs",
     "data_root",
     "estimate_depth_shifts",
@@ -58,13 +62,18 @@ __all__ = [
     "neighbor_dataset",
     "read_core",
     "parse_aliases",
+    "parse_units",
     "read_csv",
+    "read_excel",
     "read_las",
     "read_volve",
     "read_well",
+    "read_wells",
     "resolve_curves",
     "scaler_from_dict",
     "split_by_sequence",
+    "split_header",
+    "state_units",
     "stitch_windows",
     "synthetic_wells",
     "volume_fraction_kind",

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import CurveNotFoundError, DataFileError, InputError
+from .units import curve_name
 from .welllog import WellLog
 
 __all__ = ["DEFAULT_ALIASES", "describe_use", "parse_aliases", "resolve_curves", "with_requested_names"]
@@ -80,7 +81,7 @@ def parse_aliases(specs: Iterable[str] | Mapping[str, str | Sequence[str]] | Non
             pairs.append((asked, used))
     out: dict[str, tuple[str, ...]] = {}
     for asked, used in pairs:
-        a, u = str(asked).strip().upper(), str(used).strip().upper()
+        a, u = curve_name(asked), curve_name(used)          # "POR=Por (%)" names the curve POR
         if not a or not u or a == u:
             raise InputError(f"alias {asked}={used} must name two different curves, e.g. PHIF=PHIE")
         if u not in out.get(a, ()):
@@ -97,8 +98,8 @@ def _default_group(name: str) -> tuple[str, ...]:
 
 def _resolve_one(log: WellLog, name: str, user: tuple[str, ...], use_defaults: bool) -> str:
     have = set(log.curves) | {log.depth_mnemonic}
-    if name in have:
-        return name
+    if log.key_of(name) in have:                # the name, or a header's spelling of it (``Por (%)``)
+        return log.key_of(name)
     tried: list[str] = []
     for candidates, origin in ((user, "aliases given"), (_default_group(name) if use_defaults else (), "default aliases")):
         present = [c for c in candidates if c in have]
@@ -150,7 +151,7 @@ def resolve_curves(
     user = parse_aliases(aliases)
     used: dict[str, str] = {}
     for asked in names:
-        key = str(asked).strip().upper()
+        key = curve_name(asked)                 # "Por (%)" asks for POR
         used[key] = _resolve_one(log, key, user.get(key, ()), use_defaults)
     by_curve: dict[str, list[str]] = {}
     for asked, curve in used.items():

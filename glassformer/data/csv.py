@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -19,10 +18,10 @@ from .parsing import (
     parse_numbers,
     read_text,
 )
-from .units import depth_unit_from_string
+from .units import curve_name, depth_unit_from_string, split_header
 from .welllog import WellLog
 
-__all__ = ["read_csv"]
+__all__ = ["read_csv", "table_log"]
 
 
 def read_csv(
@@ -42,13 +41,16 @@ def read_csv(
     path : str or Path
         The CSV file (UTF-8, UTF-16 or Latin-1; see :mod:`glassformer.data.parsing`).
     depth_column : str, optional
-        Name of the depth column; by default the first of DEPTH, DEPT, MD, TDEP found
-        (case-insensitive), also with its unit written after it: ``DEPTH_FT``, ``DEPTH (ft)``,
-        ``DEPTH [m]``.
+        Name of the depth column (its header as written, or its name without the unit); by
+        default the first of DEPTH, DEPT, MD, TDEP found (case-insensitive), also with its unit
+        written after it: ``DEPTH_FT``, ``DEPTH (ft)``, ``DEPTH [m]``.
     columns : sequence of str, optional
         Read only these columns (plus depth); by default every column, which must all be numeric.
     units : dict, optional
-        Units per column; a CSV carries none, so they are ``""`` unless given here.
+        Units per column (keyed by curve name or header); they replace the unit a header writes.
+        A header ``Por (%)``, ``Por [%]`` or ``POR_PCT`` names the curve ``POR`` in ``%``
+        (:func:`glassformer.data.units.split_header`); a curve whose header names no unit and that
+        is not given here has the unit ``""``.
     depth_unit : {"m", "ft"}, optional
         Unit of the depth column.  By default the unit its header names (``DEPTH_FT`` is in
         feet), else metres: a plain ``DEPTH`` column cannot say, so give feet here or in the header.
@@ -63,7 +65,8 @@ def read_csv(
     -------
     WellLog
         Sorted by increasing depth (a decreasing file is reversed, values kept with their depths).
-        Column names become upper-case mnemonics.
+        Column names become upper-case mnemonics without their units (``Por (%)`` -> ``POR``,
+        blanks as ``_``); ``descriptions`` keeps each header as written.
 
     Raises
     ------
@@ -79,45 +82,80 @@ def read_csv(
     """
     source, text = read_text(path)
     header, rows, lines = _table(text, source)
+    return table_log(header, rows, source, lambda i: f"data row {i + 1} (line {lines[i + 1]})",
+                     lambda i, k: f"line {lines[i + 1]}", depth_column=depth_column, columns=columns, units=units,
+                     depth_unit=depth_unit, null_values=null_values, name=name)
 
-    def row_label(i: int) -> str:
-        return f"data row {i + 1} (line {lines[i + 1]})"
 
-    depth_key, keys = _choose_columns(header, depth_column, columns, source)
-    depth_unit = _depth_unit(depth_key, depth_unit, source)
-    values = {key: _column(header, rows, lines, key, source, hint=columns is None) for key in [depth_key, *keys]}
-    for key in keys:
-        values[key] = mask_nulls(values[key], null_values)
-    for key, v in values.items():
-        check_no_inf(v, key, source, row_label)
-    depth = values.pop(depth_key)
+def table_log(header: list, rows: list, source, row_label: Callable[[int], str], cell_label: Callable[[int, int], str],
+              *, depth_column=None, columns=None, units=None, depth_unit=None,
+              null_values: Sequence[float] = DEFAULT_NULL_VALUES, name: str | None = None) -> WellLog:
+    """A :class:`WellLog` of a table of text cells (CSV rows, or an Excel sheet's cells as text).
+
+    ``header`` holds the column headers as written, ``rows`` the data rows (lists of str, each as
+    long as the header); ``row_label(i)`` and ``cell_label(i, k)`` name data row ``i`` (column
+    ``k``) in messages.  The other parameters, the result and the errors are :func:`read_csv`'s.
+    """
+    named = _header_names(header, source)
+    depth_k, keys = _choose_columns(header, named, depth_column, columns, source)
+    depth_unit = _depth_unit(header[depth_k], named[depth_k][1], depth_unit, source)
+    values = {k: _column(header, rows, k, source, cell_label, hint=columns is None) for k in [depth_k, *keys]}
+    for k in keys:
+        values[k] = mask_nulls(values[k], null_values)
+    for k, v in values.items():
+        check_no_inf(v, named[k][0], source, row_label)
+    depth = values.pop(depth_k)
     order = check_depth_order(depth, source, depth_unit, row_label)
     if order is not None:
         depth = depth[order]
         values = {k: v[order] for k, v in values.items()}
-    units = {str(k).upper(): str(v) for k, v in (units or {}).items()}
+    given = _given_units(units, header, named, keys, source)
     return WellLog(
         name=name or source.stem,
         source=str(source),
         depth=depth,
         depth_unit=depth_unit,
-        curves=values,
-        units={k: units.get(k, "") for k in values},
-        depth_mnemonic=depth_key,
+        curves={named[k][0]: v for k, v in values.items()},
+        units={named[k][0]: given.get(k, named[k][1] or "") for k in keys},
+        descriptions={named[k][0]: header[k] for k in keys if header[k].strip().upper() != named[k][0]},
+        depth_mnemonic=named[depth_k][0],
     )
 
 
-def _column(header: list[str], rows: list[list[str]], lines: list[int], key: str, source, hint: bool) -> np.ndarray:
-    """The column ``key`` as float64, NaN where missing; DataFileError naming a non-numeric cell."""
-    k = [h.upper() for h in header].index(key)
+def _header_names(header: list, source) -> list:
+    """``(curve name, unit or None)`` of every header (:func:`~glassformer.data.units.split_header`);
+    DataFileError when two headers name one curve (``POR (%)`` and ``POR [v/v]``)."""
+    named = [split_header(h) for h in header]
+    seen: dict = {}
+    for k, (n, _) in enumerate(named):
+        if n in seen:
+            raise DataFileError(f"{source}: columns {seen[n] + 1} ({header[seen[n]]}) and {k + 1} ({header[k]}) "
+                                f"both name the curve {n}; rename one of them")
+        seen[n] = k
+    return named
+
+
+def _given_units(units, header, named, keys, source) -> dict:
+    """Column index -> unit, from ``units`` keyed by curve name or header (these override the header's)."""
+    out = {}
+    for key, unit in (units or {}).items():
+        want = curve_name(key)
+        found = [k for k in keys if want in (named[k][0], curve_name(header[k]))]
+        if found:
+            out[found[0]] = str(unit)
+    return out
+
+
+def _column(header: list, rows: list, k: int, source, cell_label, hint: bool) -> np.ndarray:
+    """Column ``k`` as float64, NaN where missing; DataFileError naming a non-numeric cell."""
     numbers, bad = parse_numbers([row[k] for row in rows])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         how = ("; correct that cell or leave it empty (read as missing), or delete the column if no model needs it "
                "(Python: read_csv(..., columns=[...]) reads only those named)")
         raise DataFileError(
-            f"{source}: column {header[k]} holds non-numeric value {rows[i][k].strip()!r} "
-            f"at line {lines[i + 1]}{how if hint else ''}"
+            f"{source}: column {header[k]} holds non-numeric value {str(rows[i][k]).strip()!r} "
+            f"at {cell_label(i, k)}{how if hint else ''}"
         )
     return numbers
 
@@ -137,6 +175,8 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
                 lines.append(reader.line_num)
     except csv.Error as exc:
         raise DataFileError(f"{source}: not a well-formed CSV table near line {reader.line_num}: {exc}") from None
+    while rows and rows[0][0].lstrip().startswith("#"):    # notes above the table (glassformer predict writes them)
+        rows, lines = rows[1:], lines[1:]
     if not rows:
         raise DataFileError(f"{source}: the file is empty")
     header = [h.strip() for h in rows[0]]
@@ -160,45 +200,47 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
     return header, rows[1:], lines
 
 
-#: A depth column's header with its unit after it: DEPTH_FT, DEPTH (ft), DEPT[M], MD_M.
-_DEPTH_WITH_UNIT = re.compile(r"^(?:%s)\s*(?:_\s*|\(\s*|\[\s*)([A-Z.]+)\s*[)\]]?$" % "|".join(DEPTH_NAMES))
-
-
-def _depth_unit(depth_key: str, given: str | None, source) -> str:
+def _depth_unit(header: str, named: str | None, given: str | None, source) -> str:
     """The depth unit: the one the header names (checked against ``given``), else ``given``, else metres."""
-    match = _DEPTH_WITH_UNIT.match(depth_key)
-    if match is None:
+    if named is None:
         return depth_unit_from_string(given or "m", str(source))
-    named = depth_unit_from_string(match.group(1), str(source))
+    named = depth_unit_from_string(named, str(source))
     if given is not None and depth_unit_from_string(given, str(source)) != named:
-        raise DepthError(f"{source}: depth column {depth_key} is in {named}, but depth_unit={given!r} was given")
+        raise DepthError(f"{source}: depth column {header} is in {named}, but depth_unit={given!r} was given")
     return named
 
 
-def _choose_columns(header: list[str], depth_column, columns, source) -> tuple[str, list[str]]:
-    """The depth column's key and the other columns' keys (upper-case), in file order."""
-    present = [h.upper() for h in header]
-    available = ", ".join(header)
+def _find(header: list, named: list, text, source, what: str) -> int:
+    """The index of the column ``text`` names: its header as written or its curve name (any case)."""
+    want, exact = curve_name(text), str(text).strip().upper()
+    for k, h in enumerate(header):
+        if h.strip().upper() == exact:
+            return k
+    for k, (n, _) in enumerate(named):
+        if n in (want, split_header(str(text))[0]):
+            return k
+    raise CurveNotFoundError(f"{source}: {what} {text!r} not found; columns: {', '.join(header)}")
+
+
+def _choose_columns(header: list, named: list, depth_column, columns, source) -> tuple[int, list]:
+    """The depth column's index and the other columns' indices, in file order."""
     if depth_column is None:
-        found = [c for c in DEPTH_NAMES if c in present] or [c for c in present if _DEPTH_WITH_UNIT.match(c)]
+        names = [n for n, _ in named]
+        found = [c for c in DEPTH_NAMES if c in names]
         if not found:
             raise CurveNotFoundError(
                 f"{source}: no depth column (looked for {', '.join(DEPTH_NAMES)}, also as DEPTH_FT or DEPTH (m)); "
-                f"columns: {available}; name the depth column DEPTH "
+                f"columns: {', '.join(header)}; name the depth column DEPTH or pass --depth-column NAME "
                 f"(Python: read_csv(..., depth_column=NAME))"
             )
-        depth_key = found[0]
+        depth_k = names.index(found[0])
     else:
-        depth_key = str(depth_column).strip().upper()
-        if depth_key not in present:
-            raise CurveNotFoundError(f"{source}: depth column {depth_column!r} not found; columns: {available}")
+        depth_k = _find(header, named, depth_column, source, "depth column")
     if columns is None:
-        return depth_key, [c for c in present if c != depth_key]
-    keys: list[str] = []
+        return depth_k, [k for k in range(len(header)) if k != depth_k]
+    keys: list = []
     for c in columns:
-        key = str(c).strip().upper()
-        if key not in present:
-            raise CurveNotFoundError(f"{source}: column {c!r} not found; columns: {available}")
-        if key != depth_key and key not in keys:
-            keys.append(key)
-    return depth_key, keys
+        k = _find(header, named, c, source, "column")
+        if k != depth_k and k not in keys:
+            keys.append(k)
+    return depth_k, keys

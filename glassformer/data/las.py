@@ -289,6 +289,7 @@ def write_las(
     units: Mapping[str, str] | None = None,
     descriptions: Mapping[str, str] | None = None,
     include: Sequence[str] | None = None,
+    notes: Sequence[str] = (),
 ) -> Path:
     """Write a well log, and new curves beside it (e.g. predictions), as a LAS 2.0 file.
 
@@ -311,6 +312,9 @@ def write_las(
         (LAS 2.0 ends a value at the line's last colon).
     include : sequence of str, optional
         The log's curves to write, in this order; default every curve of the log.
+    notes : sequence of str, optional
+        Lines added to the ~Other section (after the source's own): what a reader of the file
+        must know about its curves (e.g. warnings given when they were computed).
 
     Returns
     -------
@@ -335,6 +339,8 @@ def write_las(
                          unit=item.unit if item is not None else log.units.get(key, ""),
                          descr=str(descr).replace(":", ""))
     _append_new(las, log, dict(curves or {}), dict(units or {}), descriptions, path)
+    if notes:
+        las.other = "\n".join([*([str(las.other).rstrip()] if str(las.other or "").strip() else []), *map(str, notes)])
     buf = io.StringIO()
     las.write(buf, version=2.0, wrap=False, fmt="%.9g")
     atomic_write_text(path, buf.getvalue())

@@ -1,28 +1,108 @@
-"""Read any well file: LAS or CSV, chosen by the file's suffix."""
+"""Read any well file: LAS, CSV or Excel, chosen by the file's suffix."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
-from ..errors import DataFileError
+from ..errors import CurveNotFoundError, DataFileError, InputError
 from .csv import read_csv
+from .excel import read_excel
 from .las import read_las
+from .units import curve_name
 from .welllog import WellLog
 
-__all__ = ["read_well"]
+__all__ = ["WELL_SUFFIXES", "parse_units", "read_well", "read_wells", "state_units"]
+
+#: The suffixes of the well files glassformer reads (any case).
+WELL_SUFFIXES = (".las", ".csv", ".xlsx")
 
 
-def read_well(path, **kwargs) -> WellLog:
-    """Read a LAS (``.las``, any case) or CSV (``.csv``) file; keyword arguments go to that reader.
+def _suffix(path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in WELL_SUFFIXES:
+        raise DataFileError(f"{path}: unknown well file type {suffix or '(no suffix)'!r}; expected .las, .csv or "
+                            ".xlsx")
+    return suffix
+
+
+def read_well(path, *, sheet: str | None = None, depth_column: str | None = None, **kwargs) -> WellLog:
+    """Read a LAS (``.las``), CSV (``.csv``) or Excel (``.xlsx``) file; keyword arguments go to that reader.
+
+    ``sheet`` names the sheet of a workbook (:func:`glassformer.data.excel.read_excel`);
+    ``depth_column`` the depth column of a table (a LAS file's depth is its index curve: naming
+    another is refused).
 
     Raises
     ------
     DataFileError
-        For any other suffix, or anything the chosen reader raises.
+        For any other suffix, a ``sheet`` for a file that is not a workbook, or anything the
+        chosen reader raises.
     """
-    suffix = Path(path).suffix.lower()
+    suffix = _suffix(path)
+    if sheet is not None and suffix != ".xlsx":
+        raise DataFileError(f"{path}: --sheet {sheet} names a sheet of an Excel workbook, but this is a {suffix} "
+                            "file")
     if suffix == ".las":
-        return read_las(path, **kwargs)
+        log = read_las(path, **{k: v for k, v in kwargs.items() if k == "null_values"})
+        if depth_column is not None and log.key_of(depth_column) != log.depth_mnemonic:
+            raise DataFileError(f"{path}: a LAS file's depth is its index curve {log.depth_mnemonic}; "
+                                f"--depth-column {depth_column} applies to CSV and Excel files")
+        units = {log.key_of(k): v for k, v in (kwargs.get("units") or {}).items() if log.key_of(k) in log.curves}
+        return log._copy(units={**log.units, **units}) if units else log
     if suffix == ".csv":
-        return read_csv(path, **kwargs)
-    raise DataFileError(f"{path}: unknown well file type {suffix or '(no suffix)'!r}; expected .las or .csv")
+        return read_csv(path, depth_column=depth_column, **kwargs)
+    return read_excel(path, sheet=sheet, depth_column=depth_column, **kwargs)
+
+
+def read_wells(path, *, sheet: str | None = None, stated_units: Mapping[str, str] | None = None, **kwargs) -> list:
+    """The wells of one file: one for LAS and CSV, one per sheet of a workbook (or the ``sheet`` named;
+    ``sheet`` applies to workbooks only, so that a list of files may mix workbooks and other files).
+
+    Keyword arguments as :func:`read_well`; the wells of a workbook are named after their sheets.
+    ``stated_units`` (``--unit CURVE=UNIT``) replace the file's units of the curves each well has
+    (:func:`state_units`); a curve that no well has is for the caller to refuse.
+    """
+    if _suffix(path) == ".xlsx":
+        logs = read_excel(path, sheet=sheet, all_sheets=True, **kwargs)
+    else:
+        logs = [read_well(path, **kwargs)]
+    units = dict(stated_units or {})
+    return [state_units(g, {k: v for k, v in units.items() if g.key_of(k) in g.curves}) for g in logs]
+
+
+def parse_units(specs) -> dict:
+    """``["POR=%", "PERM=mD"]`` (``--unit``, repeatable) -> ``{"POR": "%", "PERM": "mD"}``.
+
+    Raises
+    ------
+    InputError
+        A value that is not ``CURVE=UNIT`` with both parts non-empty.
+    """
+    out = {}
+    for spec in specs or ():
+        curve, eq, unit = str(spec).partition("=")
+        if not eq or not curve.strip() or not unit.strip():
+            raise InputError(f"--unit {spec!r} must be CURVE=UNIT, e.g. --unit POR=% or --unit PHIF=v/v")
+        out[curve_name(curve)] = unit.strip()
+    return out
+
+
+def state_units(log: WellLog, units: Mapping[str, str] | None) -> WellLog:
+    """``log`` with the units the user states (``--unit CURVE=UNIT``) in place of the file's.
+
+    Raises
+    ------
+    CurveNotFoundError
+        A curve named is not in the well (the message lists its curves).
+    """
+    if not units:
+        return log
+    stated = {}
+    for curve, unit in units.items():
+        key = log.key_of(curve)
+        if key not in log.curves:
+            raise CurveNotFoundError(f"--unit {curve}={unit}: curve {curve!r} not found in {log.label}; available: "
+                                     f"{', '.join(log.curves)}")
+        stated[key] = str(unit).strip()
+    return log._copy(units={**log.units, **stated})

@@ -17,6 +17,16 @@ Volume fraction (porosity, shale volume, water saturation): fraction
     (an unlabelled porosity-like curve is conventionally a fraction; Volve's CPI logs write V/V).
 Volume fraction: percent
     %, PCT, PERCENT, PU, P.U. (porosity units: 1 pu = 1 % of bulk volume), %V/V, % (V/V).
+
+Units written in a table's header
+---------------------------------
+A CSV or Excel column often carries its unit in its header: ``Por (%)``, ``Perm [mD]``,
+``PERM_MD``.  :func:`split_header` splits such a header into the curve's name (``POR``,
+``PERM``) and its unit.  Any text in parentheses or square brackets at the end of a header is
+its unit; after an underscore only the units of :data:`HEADER_UNITS` are (a header such as
+``RES_DEEP`` or ``PHIF_CORR`` keeps its name), and the lengths m and ft only after a depth name
+(``RES_M``, medium resistivity, is not a curve in metres).  Recognised units are written in
+their usual spelling (``MD`` -> ``mD``, ``PCT`` -> ``%``); others are kept as written.
 """
 
 from __future__ import annotations
@@ -28,8 +38,11 @@ from ..errors import DepthError
 __all__ = [
     "DEPTH_UNIT_NAMES",
     "FRACTION_UNITS",
+    "HEADER_UNITS",
     "PERCENT_UNITS",
+    "curve_name",
     "depth_unit_from_string",
+    "split_header",
     "volume_fraction_kind",
 ]
 
@@ -49,6 +62,64 @@ PERCENT_UNITS: frozenset[str] = frozenset({"%", "PCT", "PERCENT", "PU", "P.U.", 
 
 # "% (V/V)", "%(v/v)": percent of the bulk volume, written out.
 _PERCENT_OF_VOLUME = re.compile(r"^%\s*\(\s*V/V\s*\)$")
+
+#: Units recognised in a header (upper-case spellings -> the spelling stored with the curve).
+HEADER_UNITS: dict[str, str] = {
+    "M": "m", "FT": "ft", "%": "%", "PCT": "%", "PU": "%", "V/V": "v/v", "FRAC": "frac", "DEC": "v/v",
+    "MD": "mD", "G/CC": "g/cc", "G/CM3": "g/cm3", "API": "API", "GAPI": "gAPI", "US/FT": "us/ft",
+    "USEC/FT": "us/ft", "OHM.M": "ohm.m", "OHMM": "ohm.m", "OHM-M": "ohm.m",
+}
+_LENGTHS = frozenset({"M", "FT"})
+_DEPTH_NAMES = ("DEPTH", "DEPT", "MD", "TDEP")          # as glassformer.data.parsing.DEPTH_NAMES
+_BRACKETED = re.compile(r"^(.*?\S)\s*[(\[]\s*([^()\[\]]*?)\s*[)\]]$")
+
+
+def _unit_spelling(unit: str) -> str:
+    return HEADER_UNITS.get(unit.strip().upper(), unit.strip())
+
+
+def curve_name(text: str) -> str:
+    """The curve name of a header or of a name typed by a user: upper-case, blanks as ``_``.
+
+    ``"Por (%)"`` -> ``"POR"``, ``"Bulk density [g/cc]"`` -> ``"BULK_DENSITY"``, ``"PERM_MD"`` ->
+    ``"PERM_MD"`` (an underscore unit is split by :func:`split_header` only: a LAS mnemonic may end
+    in one).
+    """
+    text = str(text).strip()
+    match = _BRACKETED.match(text)
+    if match and match.group(2):
+        text = match.group(1)
+    return "_".join(text.upper().split())
+
+
+def split_header(header: str) -> tuple[str, str | None]:
+    """Split a table header into the curve name and the unit it writes (see the module notes).
+
+    Parameters
+    ----------
+    header : str
+        ``"Por (%)"``, ``"Perm [mD]"``, ``"PERM_MD"``, ``"Depth (m)"``, ``"GR"`` ...
+
+    Returns
+    -------
+    (name, unit)
+        ``name`` upper-case, blanks as ``_``; ``unit`` None when the header names none.
+
+    Examples
+    --------
+    >>> split_header("Por (%)"), split_header("PERM_MD"), split_header("RES_M"), split_header("DEPTH_FT")
+    (('POR', '%'), ('PERM', 'mD'), ('RES_M', None), ('DEPTH', 'ft'))
+    """
+    text = str(header).strip()
+    match = _BRACKETED.match(text)
+    if match and match.group(2):
+        return curve_name(match.group(1)), _unit_spelling(match.group(2))
+    name = curve_name(text)
+    stem, sep, unit = name.rpartition("_")
+    if sep and stem and unit in HEADER_UNITS and (unit not in _LENGTHS or stem in _DEPTH_NAMES):
+        return stem.rstrip("_"), HEADER_UNITS[unit]
+    return name, None
+
 
 # Tenths of an inch: an index unit some logging contractors write (lasio knows it too).
 _TENTH_INCH = frozenset({".1IN", "0.1IN", ".1INCH", "0.1INCH"})

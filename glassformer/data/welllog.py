@@ -22,6 +22,7 @@ import numpy as np
 
 from .._validation import FLOAT_DTYPES
 from ..errors import CurveNotFoundError, DepthError, InputError, ShapeError
+from .units import curve_name, split_header
 
 __all__ = ["WellLog", "common_depth_unit"]
 
@@ -145,7 +146,7 @@ class WellLog:
             If the well has no such curve; the message lists the available mnemonics (and says
             why, when the file has that curve but it was not read).
         """
-        key = str(mnemonic).strip().upper()
+        key = self.key_of(mnemonic)
         if key in self.curves:
             return self.curves[key]
         if key == self.depth_mnemonic:
@@ -155,6 +156,22 @@ class WellLog:
             f"curve {mnemonic!r} not found in {self.label}{why}; available: "
             f"{', '.join([self.depth_mnemonic, *self.curves])}"
         )
+
+    def key_of(self, name: str) -> str:
+        """The mnemonic of this log that ``name`` means: itself (upper-case), else the curve its header names.
+
+        A table's header carries its unit (``Por (%)``, ``PERM_MD``) while the curve is ``POR``,
+        ``PERM``; both spellings name it (:func:`glassformer.data.units.split_header`).  A name
+        that means no curve of the log is returned upper-case, unchanged.
+        """
+        key = str(name).strip().upper()
+        have = set(self.curves) | {self.depth_mnemonic}
+        if key in have:
+            return key
+        for other in (curve_name(name), split_header(name)[0]):
+            if other in have:
+                return other
+        return key
 
     def rename(self, mapping: Mapping[str, str]) -> "WellLog":
         """Return a copy whose curves ``old`` are named ``new`` (``mapping`` is old -> new).
@@ -168,7 +185,7 @@ class WellLog:
         InputError
             If two curves would end up with the same name.
         """
-        old = {str(k).strip().upper(): str(v).strip().upper() for k, v in mapping.items()}
+        old = {self.key_of(k): str(v).strip().upper() for k, v in mapping.items()}
         for key in old:
             if key not in self.curves:
                 self.curve(key)  # raises CurveNotFoundError listing what the log has

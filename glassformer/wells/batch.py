@@ -123,8 +123,10 @@ def _refuse_existing(manifest: Manifest, outputs: Sequence[Path]) -> None:
 
 def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
                resume: bool = False, overwrite: bool = False, flag_samples: Callable | None = None,
-               check: bool = True, aliases=(), depth_unit: str | None = None) -> dict:
-    """Check a batch and list its work, writing nothing (see :func:`run_batch` for the arguments).
+               check: bool = True, aliases=(), depth_unit: str | None = None, reading: dict | None = None,
+               resample: bool = False, keep: str = "all") -> dict:
+    """Check a batch and list its work, writing nothing (see :func:`run_batch` for the arguments;
+    ``reading``, ``resample`` and ``keep`` go to :func:`~glassformer.wells.prediction.predict_file`).
 
     Returns
     -------
@@ -153,7 +155,8 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
     index = [i for i, row in enumerate(rows) if row is None]
     jobs = [{"model_dir": os.path.abspath(model_dir), "path": os.path.abspath(files[i]),
              "out_path": os.path.abspath(outputs[i]), "depth_range": depth_range, "overwrite": True,
-             "flag_samples": flag_samples, "check": check, "aliases": list(aliases), "depth_unit": depth_unit}
+             "flag_samples": flag_samples, "check": check, "aliases": list(aliases), "depth_unit": depth_unit,
+             "reading": dict(reading or {}), "resample": resample, "keep": keep}
             for i in index]
     return {"files": files, "outputs": outputs, "rows": rows, "jobs": jobs, "index": index, "manifest": manifest}
 

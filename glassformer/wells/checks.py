@@ -13,9 +13,15 @@ compares a well with that record before anything is predicted:
 * a sample step more than 5 % from the training step is warned about: a window of ``T`` samples
   then spans another length of rock;
 * every sample with an input outside the training range is flagged (``out_of_range``), and the
-  count is reported per input.
+  count is reported per input;
+* a curve whose unit says it is a volume fraction (v/v, frac, dec: porosity, shale volume, water
+  saturation) cannot lie outside [0, 1]: more than :data:`FRACTION_TOLERANCE` beyond it is refused
+  (:func:`check_fraction_range`), naming the file, the curve, the count and the range -- such a
+  curve is nearly always in percent under a wrong header, which ``--unit CURVE=%`` corrects.
 
-``glassformer predict`` reports what these return; batch prediction reuses them.
+``glassformer predict`` reports what these return; batch prediction reuses them, and
+:func:`check_wells` holds the validation and test wells of ``train``, ``cv``, ``compare``,
+``sweep`` and the core workflow to the same rules against the training wells.
 """
 
 from __future__ import annotations
@@ -28,12 +34,17 @@ from ..data import WellLog
 from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
 
-__all__ = ["FEET_TO_METRES", "InputCheck", "STEP_TOLERANCE", "check_inputs", "convert_depth", "training_record"]
+__all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
+           "check_inputs", "check_wells", "convert_depth", "target_unit", "training_record"]
 
 #: Metres per international foot.
 FEET_TO_METRES = 0.3048
 #: Relative difference of sample step above which a warning is given.
 STEP_TOLERANCE = 0.05
+#: How far beyond [0, 1] a volume fraction may stray (rounding, slightly negative computed porosity).
+FRACTION_TOLERANCE = 0.05
+# Units that say "volume fraction" outright; UNITLESS, 1 and - also label ratios (an Archie exponent M ~ 2).
+_VOLUME_FRACTION = frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"})
 #: Percentiles of the training samples that bound an input's training range.
 RANGE_PERCENTILES = (0.5, 99.5)
 
@@ -43,20 +54,22 @@ def _unit_kind(unit: str) -> str | None:
     return volume_fraction_kind(unit) if str(unit or "").strip() else None
 
 
-def training_record(logs, inputs) -> dict:
+def training_record(logs, inputs, target: str | None = None) -> dict:
     """What a model was trained on: depth unit, sample step, each input's unit and training range.
 
     Parameters
     ----------
     logs : WellLog list (the training intervals, after curve aliases were resolved)
     inputs : input mnemonics
+    target : target mnemonic, optional: its unit is recorded too (the unit predictions are in)
 
     Returns
     -------
     dict
         ``{"depth_unit": "m", "step": 0.1, "inputs": {name: {"unit": "V/V", "kind": "fraction",
         "low": p0.5, "high": p99.5}}}``; ``unit`` is the first unit a file states ("" if none),
-        ``kind`` its classification (None when unknown), ``step`` the median step of the wells.
+        ``kind`` its classification (None when unknown), ``step`` the median step of the wells;
+        with ``target``, ``"target": {"name": target, "unit": the first unit a file states}``.
 
     Raises
     ------
@@ -78,7 +91,23 @@ def training_record(logs, inputs) -> dict:
         low, high = (np.percentile(values, RANGE_PERCENTILES) if values.size else (np.nan, np.nan))
         unit = stated[0][1] if stated else ""
         record["inputs"][name] = {"unit": unit, "kind": _unit_kind(unit), "low": float(low), "high": float(high)}
+    if target is not None:
+        stated = [str(g.units.get(target, "")).strip() for g in logs]
+        record["target"] = {"name": target, "unit": next((u for u in stated if u), "")}
     return record
+
+
+def target_unit(record: dict | None, *, log10: bool = False) -> str:
+    """The unit of a model's predictions: its target's unit as the training files state it.
+
+    ``MD`` (as LAS files write millidarcy) is written ``mD``;
+    ``"mD"`` for a model whose record names no target (saved before targets were recorded: those
+    were permeability models); ``""`` when no training file states one.  With ``log10``: ``"log10 mD"``,
+    ``"log10 %"``, ``"log10"`` for a unitless target.
+    """
+    unit = "mD" if not record or "target" not in record else str(record["target"].get("unit") or "").strip()
+    unit = "mD" if unit.upper() == "MD" else unit          # LAS files write millidarcy MD
+    return (f"log10 {unit}" if unit else "log10") if log10 else unit
 
 
 def convert_depth(log, unit: str):
@@ -212,6 +241,80 @@ def _fraction_looks_like_percent(record: dict, log, X) -> list:
     return out
 
 
+def check_fraction_range(log, names) -> None:
+    """Refuse a curve of ``names`` whose unit says volume fraction but whose values leave [0, 1].
+
+    Volume-fraction units are V/V, FRAC(TION), DEC(IMAL), M3/M3 and FT3/FT3 (any case); UNITLESS,
+    ``1`` and ``-`` are not held to [0, 1], since files also write them for ratios and exponents.
+
+    Parameters
+    ----------
+    log : WellLog
+    names : curve mnemonics to check (others of the log are not looked at)
+
+    Raises
+    ------
+    DataFileError
+        More than :data:`FRACTION_TOLERANCE` below 0 or above 1 anywhere; the message names the
+        file, the curve, its unit, how many samples and their range, and says that the curve
+        looks like percent (``--unit CURVE=%`` states it).
+    """
+    for name in names:
+        unit = str(log.units.get(name, "")).strip()
+        if name not in log.curves or unit.upper() not in _VOLUME_FRACTION:
+            continue
+        values = np.asarray(log.curves[name], dtype=np.float64)
+        values = values[np.isfinite(values)]
+        bad = (values < -FRACTION_TOLERANCE) | (values > 1.0 + FRACTION_TOLERANCE)
+        if bad.any():
+            hint = ("it looks like percent: convert it to a fraction, or state its unit with --unit "
+                    f"{name}=%" if values.max() > 1.0 + FRACTION_TOLERANCE else "check the curve")
+            raise DataFileError(f"{_where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but "
+                                f"{int(bad.sum())} of {values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
+                                f"{values.max():.4g}); {hint}")
+
+
+def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
+    """Hold validation and test wells to the checks :func:`check_inputs` makes before a prediction.
+
+    Parameters
+    ----------
+    train_logs : WellLog list
+        The training intervals (curves already renamed to ``names``).
+    logs : WellLog list
+        The validation and test wells (likewise).
+    names : the input mnemonics, then the target's
+    window : the model's window, to say how long it is in depth when a step differs
+
+    Returns
+    -------
+    list of str
+        Warnings (a sample step other than the training wells', a unit string that differs but
+        whose kind is unknown), one line each, as ``glassformer predict`` writes them.
+
+    Raises
+    ------
+    DataFileError
+        A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in a
+        unit of another kind than the training wells' (% against v/v), with
+        :func:`check_inputs`'s message; training wells in two kinds of unit.
+    DepthError
+        A depth unit other than the training wells'.
+    """
+    names = list(names)
+    for g in [*train_logs, *logs]:
+        check_fraction_range(g, names)
+    record = training_record(train_logs, names)
+    warnings = []
+    for g in logs:
+        warnings += _check_units(record, g)
+        if g.depth_unit != record["depth_unit"]:
+            raise DepthError(f"{_where(g)}: depth is in {g.depth_unit} but the training wells' depth is in "
+                             f"{record['depth_unit']}; convert the depths first")
+        warnings += _check_step(record, g, window)
+    return warnings
+
+
 def check_inputs(record: dict | None, log, *, positions: str = "index", depth_unit: str | None = None,
                  window: int | None = None) -> InputCheck:
     """Check a well against a model's :func:`training_record` before predicting it.
@@ -238,7 +341,8 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     ------
     DataFileError
         An input's unit is known in both and of another kind (the message names the file, the
-        curve and both units).
+        curve and both units); an input stated as a fraction outside [0, 1]
+        (:func:`check_fraction_range`).
     DepthError
         Depth positions and a depth unit other than the model's, without ``depth_unit``.
     """
@@ -246,6 +350,7 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
         return InputCheck(log, warnings=[f"the model records no training units or ranges (saved by an older "
                                          f"glassformer): {_where(log)} is predicted unchecked"],
                           out_of_range=np.full(len(log), np.nan), checked=False)
+    check_fraction_range(log, list(record["inputs"]))
     warnings = _check_units(record, log)
     log, notes = _check_depth(record, log, positions, depth_unit)
     warnings += _check_step(record, log, window)

@@ -33,8 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data import common_depth_unit, read_well, with_requested_names
+from ..data import common_depth_unit, curve_name, read_wells, state_units, with_requested_names
 from ..errors import DataFileError, InputError
+from .checks import check_wells
 from .splits import _forecast_part, check_training_logs
 
 __all__ = ["ROLES", "WellDataset", "WellEntry", "build_dataset", "match_well", "parse_depth_specs",
@@ -69,6 +70,9 @@ class WellDataset:
         The train/forecast depth of a single-well depth split (for figures), else None.
     wells : list of WellLog
         The training wells whole (uncut), in the order given.
+    warnings : list of str
+        What the checks of the validation and test wells found that does not refuse them (a
+        sample step other than the training wells'; :func:`glassformer.wells.checks.check_wells`).
     """
 
     train: list
@@ -77,6 +81,7 @@ class WellDataset:
     curves_used: dict = field(default_factory=dict)
     boundary: float | None = None
     wells: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
     def describe(self) -> dict:
         """The wells and intervals of each role, and the curves used, for config.json."""
@@ -230,23 +235,36 @@ def _cut(log, names, interval, role: str):
 
 
 # --------------------------------------------------------------------------- reading and assembling
-def _read(paths, names, aliases, use_defaults: bool = False) -> tuple:
-    """Each distinct file read once, its curves renamed to ``names``: ``({path: log}, {well: {asked: used}})``."""
+def _read(paths, names, aliases, use_defaults: bool = False, reading: dict | None = None) -> tuple:
+    """Each distinct file read once (every sheet of a workbook, unless ``reading`` names one), its curves
+    renamed to ``names`` and the units ``reading["units"]`` states: ``({path: [logs]}, {well: {asked: used}})``."""
+    reading = dict(reading or {})
+    reading["stated_units"] = reading.pop("units", None) or {}
     logs, used = {}, {}
     for p in paths:
         key = str(Path(p).resolve())
         if key in logs:
             continue
-        log, mapping = with_requested_names(read_well(p), names, aliases, use_defaults=use_defaults)
-        taken = {g.name for g in logs.values()}
-        if log.name in taken:                     # two files of one well name: tell them apart by file
-            log = replace(log, name=f"{log.name} ({Path(p).stem})")
-        logs[key] = log
-        used[log.name] = mapping
+        logs[key] = []
+        for raw in read_wells(p, **reading):
+            log, mapping = with_requested_names(raw, names, aliases, use_defaults=use_defaults)
+            taken = {g.name for gs in logs.values() for g in gs}
+            if log.name in taken:                 # two files of one well name: tell them apart by file
+                log = replace(log, name=f"{log.name} ({Path(p).stem})")
+            logs[key].append(log)
+            used[log.name] = mapping
     return logs, used
 
 
-def _log_of(logs: dict, path):
+def _check_units_named(units, logs: dict) -> None:
+    """Refuse a ``--unit CURVE=UNIT`` whose curve is in none of the wells (a typing error, not a unit)."""
+    every = [g for gs in logs.values() for g in gs]
+    for curve, unit in (units or {}).items():
+        if every and not any(g.key_of(curve) in g.curves for g in every):
+            state_units(every[0], {curve: unit})       # raises CurveNotFoundError listing the curves
+
+
+def _logs_of(logs: dict, path) -> list:
     return logs[str(Path(path).resolve())]
 
 
@@ -269,6 +287,8 @@ def _assemble(items, names, window: int | None, curves_used: dict) -> WellDatase
         raise InputError("no training well: give --data FILE (or manifest rows with role train)")
     common_depth_unit([g for role in ROLES for g, _ in parts[role]])
     train = [p for _, p in parts["train"]]
+    # validation and test wells are held to what predict checks: units, depth unit, step, fractions
+    warnings = check_wells(train, [p for role in ("val", "test") for _, p in parts[role]], names, window=window)
     if window:
         intervals = "; ".join(dict.fromkeys(f"{p.depth[0]:g}:{p.depth[-1]:g}" for p in train))
         check_training_logs([g for g, _ in parts["train"]], train, names[:-1], names[-1], window, intervals)
@@ -278,7 +298,7 @@ def _assemble(items, names, window: int | None, curves_used: dict) -> WellDatase
         boundary = base if float(parts["test"][0][1].depth[0]) >= top else top
     whole = list({id(g): g for g, _ in parts["train"]}.values())
     return WellDataset(train, [p for _, p in parts["val"]], [p for _, p in parts["test"]], curves_used, boundary,
-                       whole)
+                       whole, warnings)
 
 
 def _role_items(role, wells, specs, option, all_logs, train_wells) -> list:
@@ -302,7 +322,8 @@ def _role_items(role, wells, specs, option, all_logs, train_wells) -> list:
 
 def build_dataset(data, *, inputs, target, test_data=(), val_data=(), train_depth=(), test_depth=(), val_depth=(),
                   manifest=None, aliases=None, window: int | None = None,
-                  default_aliases: bool = False) -> WellDataset:
+                  default_aliases: bool = False, units=None, depth_column: str | None = None,
+                  sheet: str | None = None) -> WellDataset:
     """Read the wells of the command-line options (or a manifest) and cut each to its role's interval.
 
     Parameters
@@ -314,6 +335,9 @@ def build_dataset(data, *, inputs, target, test_data=(), val_data=(), train_dept
     window : the window in samples: a training interval needs a gap-free run that long
     default_aliases : also try the common mnemonics of :data:`glassformer.data.DEFAULT_ALIASES`
         (off by default: the wells a model learns from use the curves the user named, or aliased)
+    units : ``{curve: unit}`` the user states (``--unit``), replacing the files' units
+    depth_column : the depth column of CSV and Excel wells (``--depth-column``)
+    sheet : the sheet of Excel workbooks (``--sheet``); by default every sheet is a well
 
     Returns
     -------
@@ -331,21 +355,24 @@ def build_dataset(data, *, inputs, target, test_data=(), val_data=(), train_dept
     InputError
         A well key that matches no well or several.
     """
-    names = [str(m).upper() for m in (*inputs, target)]
+    names = [curve_name(m) for m in (*inputs, target)]
     entries = read_manifest(manifest) if manifest else []
     paths = [*data, *val_data, *test_data, *(e.path for e in entries)]
-    logs, used = _read(paths, names, aliases, default_aliases)
+    reading = {"units": dict(units or {}), "depth_column": depth_column, "sheet": sheet}
+    logs, used = _read(paths, names, aliases, default_aliases, reading)
+    _check_units_named(units, logs)
     for e in entries:
-        if e.well:
-            g = _log_of(logs, e.path)
+        if e.well and len(_logs_of(logs, e.path)) == 1:
+            g = _logs_of(logs, e.path)[0]
             named = replace(g, name=e.well) if g.name != e.well else g
             used[e.well] = used.pop(g.name, used.get(e.well))
-            logs[str(Path(e.path).resolve())] = named
-    all_logs = list(logs.values())
-    wells = {role: [_log_of(logs, p) for p in ps] for role, ps in (("train", data), ("val", val_data),
-                                                                   ("test", test_data))}
-    items = [(_log_of(logs, e.path), e.role, None if e.top is None else (e.top, e.base),
-              f"manifest {e.role} interval {e.top:g}:{e.base:g}" if e.top is not None else None) for e in entries]
+            logs[str(Path(e.path).resolve())] = [named]
+    all_logs = [g for gs in logs.values() for g in gs]
+    wells = {role: [g for p in ps for g in _logs_of(logs, p)] for role, ps in (("train", data), ("val", val_data),
+                                                                              ("test", test_data))}
+    items = [(g, e.role, None if e.top is None else (e.top, e.base),
+              f"manifest {e.role} interval {e.top:g}:{e.base:g}" if e.top is not None else None)
+             for e in entries for g in _logs_of(logs, e.path)]
     for role, values, option in (("train", train_depth, "--train-depth"), ("val", val_depth, "--val-depth"),
                                  ("test", test_depth, "--test-depth")):
         items += _role_items(role, wells[role], parse_depth_specs(values, option), option, all_logs, wells["train"])

@@ -23,6 +23,7 @@ from ..errors import DivergenceError, InputError
 from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from .checks import target_unit
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .last_good import fit_or_keep_last_good
 from .model import WellModel, with_seed
@@ -99,6 +100,11 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
                            validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
     if span is not None:
         metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
+    small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
+    if small:                                   # under the report's headline, in the summary, and in config.json
+        metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
+        for line in small:
+            echo(f"warning: {line}")
     fitted.save(out / "model", overwrite=True)
     write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
                                             val_logs))
@@ -145,7 +151,8 @@ def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo,
 
 
 def _unit(wm: WellModel) -> str:
-    return "log10 mD" if wm.log_target else "mD"
+    """The target's unit as its files state it (mD for permeability), log10 of it for a log target."""
+    return target_unit(getattr(wm, "training_data_", None), log10=wm.log_target)
 
 
 def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, attribution) -> dict:
@@ -229,7 +236,9 @@ def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, ti
 
     depth_figures = {"prediction_vs_depth": against_depth(show, boundary),
                      **{f"prediction_vs_depth_{_slug(g.name)}": against_depth(g) for g in test_logs[1:]}}
-    write_figures(out, history=wm.model_.history_, porosity=phi_all, permeability=np.where(k_all > 0, k_all, np.nan),
+    first = ((getattr(wm, "training_data_", None) or {}).get("inputs") or {}).get(wm.input_names[0], {})
+    write_figures(out, history=wm.model_.history_, porosity=phi_all,
+                  porosity_unit="%" if first.get("kind") == "percent" else "fraction", permeability=np.where(k_all > 0, k_all, np.nan),
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2),
                   attention_title=f"{title} attention weights (layer 0, head 0), first window of {show.name}",
                   depth_unit=show.depth_unit, title=title, extra=depth_figures)

@@ -36,7 +36,7 @@ from ..errors import DataFileError, InputError, ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
 from .baselines import PorosityPermeabilityTransform, TrainingMean
 from .checks import training_record
-from .splits import choose_validation
+from .splits import choose_validation, default_stride, small_data_warnings
 from .tree_baselines import tree_baselines
 
 __all__ = ["WellModel", "BASELINE_NAMES", "with_seed"]
@@ -217,6 +217,9 @@ class WellModel:
         X, Y, P = self._training_windows(fit_logs)
         val = self._validation_windows(val_logs)
         self.n_train_windows_ = int(len(X))
+        self.validation_["small_data"] = small_data_warnings(                 # said in the summary, config, report
+            train_logs, self.validation_["blocks"], self.n_train_windows_, self.window,
+            self.stride or default_stride(self.window, fit_logs), self.stride is not None)
         shared = P[0] if self.positions == "index" else P
         self.fit_seconds_ = {}
         # Validation is this class's choice (depth blocks), never the estimators' random windows.
@@ -259,13 +262,13 @@ class WellModel:
             raise DataFileError(f"no training depth has all inputs {self.input_names} present")
         if not np.isfinite(y).any():
             raise DataFileError(f"no training depth has the target {self.target_name}")
-        self.training_data_ = training_record(logs, self.input_names)     # what predictions are checked against
+        self.training_data_ = training_record(logs, self.input_names, self.target_name)   # predictions checked against it
         self.x_scaler_ = MinMaxScaler().fit(X[ok])
         # Standard scaling of the target puts the (log) permeability at unit scale for the model.
         self.y_scaler_ = StandardScaler().fit(y[np.isfinite(y)][:, None])
 
     def _training_windows(self, logs):
-        stride = self.stride or max(1, self.window // 2)
+        stride = self.stride or default_stride(self.window, logs)          # shorter on short wells
         parts = [w for g in logs for w in self.windows(g, stride=stride, with_target=True, pad_last=False)]
         if not parts:
             raise DataFileError(f"no gap-free run of {self.window} samples with inputs {self.input_names} in the "

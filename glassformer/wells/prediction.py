@@ -30,13 +30,14 @@ import numpy as np
 import pandas as pd
 
 from .. import io
-from ..data import describe_use, read_well, with_requested_names, write_las
+from ..data import describe_use, read_well, state_units, with_requested_names, write_las
 from ..errors import InputError, ShapeError
-from .checks import check_inputs
+from .checks import STEP_TOLERANCE, check_inputs, target_unit
 from .ensemble import DeepEnsemble, find_ensemble
 from .model import WellModel
+from .resample import interpolate_onto, resample_log
 
-__all__ = ["OUTPUT_FORMATS", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
+__all__ = ["OUTPUT_FORMATS", "add_flags", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
            "write_prediction"]
 
 #: Output file formats, by suffix.
@@ -93,23 +94,36 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -
     pred = quantiles["P50"] if quantiles is not None else wm.predict_log(log)      # (n_samples,), model units
     name = f"{wm.target_name}_PRED"
     cols, units, about = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}, {}
+    unit = target_unit(getattr(wm, "training_data_", None))          # the target file's unit (mD for permeability)
     if wm.log_target:
-        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, "log10 mD"
+        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, target_unit(wm.training_data_, log10=True)
         cols[name] = np.power(10.0, pred)
     else:
         cols[name] = pred
-    units[name] = "mD"
+    units[name] = unit
     if quantiles is not None:
         cols, units, about = quantile_columns(cols, units, wm, quantiles, ensemble)
     if flags is not None:
-        flags = np.asarray(flags, dtype=bool)
-        if flags.shape != log.depth.shape:
-            raise ShapeError(f"{log.source or log.name}: the out-of-range flags have shape {flags.shape}, "
-                             f"expected {log.depth.shape}")
-        flag = np.where(np.isfinite(pred), flags.astype(np.float64), np.nan)   # no flag where nothing is predicted
-        cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flag, ""
-        about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model; empty where not predicted"
+        add_flags(cols, units, about, wm, log, flags)
     return cols, units, about
+
+
+def add_flags(cols: dict, units: dict, about: dict, wm, log, flags) -> None:
+    """Add ``<TARGET>_OOR`` (1/0, NaN where nothing is predicted) to the columns of :func:`prediction_curves`.
+
+    Raises
+    ------
+    ShapeError
+        ``flags`` is not of shape ``(n_samples,)``.
+    """
+    flags = np.asarray(flags, dtype=bool)
+    if flags.shape != log.depth.shape:
+        raise ShapeError(f"{log.source or log.name}: the out-of-range flags have shape {flags.shape}, "
+                         f"expected {log.depth.shape}")
+    pred = cols[f"{wm.target_name}_PRED"]
+    flag = np.where(np.isfinite(pred), flags.astype(np.float64), np.nan)   # no flag where nothing is predicted
+    cols[f"{wm.target_name}_OOR"], units[f"{wm.target_name}_OOR"] = flag, ""
+    about[f"{wm.target_name}_OOR"] = "1 = an input outside the training range of the model; empty where not predicted"
 
 
 def quantile_columns(cols: dict, units: dict, wm, quantiles: dict, ens) -> tuple:
@@ -120,24 +134,30 @@ def quantile_columns(cols: dict, units: dict, wm, quantiles: dict, ens) -> tuple
     cols, units = dict(cols), dict(units)
     about = {k: f"glassformer prediction, the P50 of an ensemble of {len(ens)}" for k in cols if k != "DEPTH"}
     state = f"calibrated, scale {ens.scale:.3g}" if ens.calibration is not None else "uncalibrated"
+    record = getattr(wm, "training_data_", None)
     for key in ("P10", "P50", "P90"):
         name = f"{wm.target_name}_{key}"
         values = quantiles[key]
         if wm.log_target:
-            cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = values, "log10 mD"
+            cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = values, target_unit(record, log10=True)
             about[f"{name}_LOG10"] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
             values = np.power(10.0, values)
-        cols[name], units[name] = values, "mD"
+        cols[name], units[name] = values, target_unit(record)
         about[name] = f"glassformer {key}, ensemble of {len(ens)} ({state})"
     return cols, units, about
 
 
-def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, about: dict | None = None) -> Path:
+def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, about: dict | None = None, *,
+                     notes=(), counts: str | None = None, keep: str = "all") -> Path:
     """Write the columns of :func:`prediction_curves` to ``out`` (``.csv`` or ``.las``), atomically.
 
-    A LAS output carries the input well's header (when it came from a LAS file), the model's input
-    curves and the new curves described as ``glassformer prediction (model <model_label>)``, or as
-    ``about`` says.
+    A LAS output carries the input well's header (when it came from a LAS file), every curve of the
+    well (``keep="all"``) or only the model's inputs (``keep="inputs"``), and the new curves
+    described as ``glassformer prediction (model <model_label>)``, or as ``about`` says.  ``notes``
+    (the warnings and notes of the checks) and ``counts`` (the out-of-range counts) go into the
+    file's header: the LAS ~Other section, or ``#`` lines above a CSV table
+    (:func:`glassformer.data.read_csv` skips them; pandas with ``comment="#"``).  A CSV gets them
+    only when there are ``notes``: a well predicted without a warning stays a plain table.
 
     Raises
     ------
@@ -150,12 +170,18 @@ def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, ab
         table = pd.DataFrame(cols)
         if units.get("DEPTH") == "ft":          # a CSV says feet in its header (read_csv reads DEPTH_FT as feet)
             table = table.rename(columns={"DEPTH": "DEPTH_FT"})
-        io.atomic_write_text(out, table.to_csv(index=False, float_format="%.9g"))
+        lines = [*notes, *([counts] if counts and notes else [])]
+        head = "".join(f"# {' '.join(str(line).split())}\n" for line in lines)
+        io.atomic_write_text(out, head + table.to_csv(index=False, float_format="%.9g"))
     elif suffix == ".las":
+        if keep not in ("all", "inputs"):
+            raise InputError(f"keep must be 'all' or 'inputs', got {keep!r}")
         new = {k: v for k, v in cols.items() if k != "DEPTH"}
         about = {**{m: "model input" for m in wm.input_names},
                  **{k: f"glassformer prediction (model {model_label})" for k in new}, **(about or {})}
-        write_las(out, log, new, units=units, descriptions=about, include=wm.input_names)
+        include = None if keep == "all" else wm.input_names
+        write_las(out, log, new, units=units, descriptions=about, include=include,
+                  notes=[*notes, *([counts] if counts else [])])
     else:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
     return out
@@ -171,7 +197,8 @@ def manifest_row(path, out, *, well: str = "", samples=None, predicted=None, fla
 
 def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None, overwrite: bool = False,
                  flag_samples: Callable | None = None, check: bool = True, aliases=(),
-                 depth_unit: str | None = None, on_check: Callable | None = None) -> dict:
+                 depth_unit: str | None = None, on_check: Callable | None = None, reading: dict | None = None,
+                 resample: bool = False, keep: str = "all") -> dict:
     """Predict the target log of one well file with a saved model and write it to ``out_path``.
 
     Parameters
@@ -204,7 +231,17 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         With ``check``: convert the well's depths to this unit first (the output keeps the file's).
     on_check : callable, optional
         With ``check``: called with ``(InputCheck, notes)`` before the output is written, to report
-        the warnings, notes and counts (``glassformer predict`` prints them).
+        the warnings, notes and counts (``glassformer predict`` prints them).  The same lines go
+        into the output file's header.
+    reading : dict, optional
+        How the file is read: ``units`` (``{curve: unit}`` stated by the user, replacing the
+        file's), ``depth_column`` and ``sheet`` (:func:`glassformer.data.read_well`).
+    resample : bool, default False
+        Predict on the model's sample step (:func:`glassformer.wells.resample.resample_log`) when
+        the well's step differs from it by more than 5 %, and interpolate the predictions back
+        onto the file's depths (a note says so).
+    keep : {"all", "inputs"}, default "all"
+        The curves of the well a LAS output keeps beside the predictions.
 
     Returns
     -------
@@ -235,27 +272,55 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     if out.suffix.lower().lstrip(".") not in OUTPUT_FORMATS:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
     wm, ensemble = load_predictor(model_dir)
-    log = read_well(path)
+    reading = dict(reading or {})
+    units = reading.pop("units", None)
+    log = state_units(read_well(path, **reading), units)
     if depth_range is not None:
         log = log.interval(*depth_range)
-    found, used = None, log
+    found, used, notes = None, log, []
     if check:
         log, found, notes = _checked(wm, log, aliases, depth_unit)
         used = found.log
-        if on_check is not None:
-            on_check(found, notes)
+    grid, note = _onto_model_step(wm, used) if resample else (None, None)
+    notes += [note] if note else []
+    header = [*([note] if note else []), *(found.warnings if found is not None else [])]   # into the output too
+    if check and on_check is not None:
+        on_check(found, notes)
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
-    cols, units, about = prediction_curves(wm, used, flags, ensemble)
+    if grid is None:
+        cols, units, about = prediction_curves(wm, used, flags, ensemble)
+    else:                                 # predicted on the model's step, put back onto the file's depths
+        cols, units, about = prediction_curves(wm, grid, None, ensemble)
+        cols = {k: (used.depth if k == "DEPTH" else interpolate_onto(grid.depth, v, used.depth)) for k, v in cols.items()}
+        if flags is not None:
+            add_flags(cols, units, about, wm, used, flags)
     predicted = np.isfinite(cols[f"{wm.target_name}_PRED"])
     if not predicted.any():
         _nothing_to_predict(wm, used, path, depth_range)
     cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
     write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
-                     about)
+                     about, notes=[f"glassformer predict: {line}" for line in header], keep=keep,
+                     counts=f"glassformer predict: {found.summary(wm.target_name)}" if found is not None else None)
     return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),
                         flagged=0 if flags is None else int((flags & predicted).sum()),   # as the flag curve
                         seconds=time.perf_counter() - start)
+
+
+def _onto_model_step(wm, log) -> tuple:
+    """``(log on the model's step, note)``; ``(None, None)`` when the steps agree within 5 % or are unknown."""
+    record = getattr(wm, "training_data_", None) or {}
+    step, trained = log.step, record.get("step")
+    if not (trained and np.isfinite(trained) and np.isfinite(step)) or abs(step - trained) <= STEP_TOLERANCE * trained:
+        return None, None
+    if log.depth_unit != (record.get("depth_unit") or "m"):
+        raise InputError(f"{log.source or log.name}: --resample puts the well on the model's step of {trained:g} "
+                         f"{record.get('depth_unit') or 'm'}, but its depth is in {log.depth_unit}; pass --depth-unit "
+                         f"{record.get('depth_unit') or 'm'} too")
+    grid = resample_log(log, trained)
+    return grid, (f"{log.source or log.name}: resampled from a step of {step:.4g} to the model's {trained:.4g} "
+                  f"{log.depth_unit} ({len(log)} -> {len(grid)} samples, linear, gaps not bridged) for the prediction, "
+                  "which is interpolated back onto the file's depths")
 
 
 def _nothing_to_predict(wm, log, path, depth_range) -> None:

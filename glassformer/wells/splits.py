@@ -15,9 +15,15 @@ import numpy as np
 from ..data.windows import contiguous_runs
 from ..errors import DataFileError, DepthError, InputError
 
-__all__ = ["SPAN_THRESHOLD", "check_training_logs", "choose_validation", "deepest_blocks", "forecast_logs",
-           "span_warnings", "validation_span"]
+__all__ = ["MIN_TRAINING_WINDOWS", "SPAN_THRESHOLD", "VALIDATION_SHARE_LIMIT", "check_training_logs",
+           "choose_validation", "deepest_blocks", "default_stride", "forecast_logs",
+           "small_data_warnings", "span_warnings", "validation_span"]
 
+#: Fewer training windows than this and the transformer's fit is said to rest on little data; the
+#: default stride is also shortened (down to 1 sample) to give a short well this many windows.
+MIN_TRAINING_WINDOWS = 8
+#: A validation block taking more than this share of a well's samples is said in words.
+VALIDATION_SHARE_LIMIT = 0.25
 #: A validation set spans a curve of the training data when at least this share of the training
 #: samples lies inside the validation samples' range of that curve; below it, early stopping
 #: watches data unlike a fifth or more of what the network trains on, and the run warns.
@@ -149,7 +155,8 @@ def deepest_blocks(logs, fraction: float = 0.1, window: int = 32) -> tuple:
     ----------
     logs : WellLog list (training intervals)
     fraction : float in (0, 1)
-        Share of each log's samples held out, from its base up; at least ``2 * window`` samples.
+        Share of each log's samples held out, from its base up; at least ``2 * window`` samples,
+        or ``window`` samples where two windows would take more than a quarter of the log.
     window : int
         The model's window; a log too short to keep ``window`` samples above its block keeps
         all of them for fitting (it gets no block).
@@ -157,22 +164,74 @@ def deepest_blocks(logs, fraction: float = 0.1, window: int = 32) -> tuple:
     Returns
     -------
     (fit_logs, val_logs, blocks)
-        ``blocks`` lists ``{"well", "top", "base", "depth_unit"}`` of every held-out block.
+        ``blocks`` lists ``{"well", "top", "base", "depth_unit", "samples", "of_samples", "share"}``
+        of every held-out block (its depths, its samples, the log's samples and their ratio).
     """
     if not 0.0 < float(fraction) < 1.0:
         raise InputError(f"validation fraction must be in (0, 1), got {fraction!r}")
     fit_logs, val_logs, blocks = [], [], []
     for g in logs:
         n = len(g)
-        k = max(int(round(fraction * n)), 2 * int(window))
+        k = _block_size(n, fraction, int(window))
         if n - k < window:
             fit_logs.append(g)
             continue
         fit_logs.append(_rows(g, slice(0, n - k)))
         val = _rows(g, slice(n - k, n))
         val_logs.append(val)
-        blocks.append(_span(val))
+        blocks.append({**_span(val), "samples": k, "of_samples": n, "share": round(k / n, 4)})
     return fit_logs, val_logs, blocks
+
+
+def _block_size(n: int, fraction: float, window: int) -> int:
+    """Samples held out of a log of ``n``: ``fraction`` of them, at least two windows -- or, where two
+    windows would take more than a quarter of a short log, at least one window (so that its fit keeps
+    the rest: a 104-sample log with windows of 32 holds out 32, not 64)."""
+    k = int(round(fraction * n))
+    two = max(k, 2 * window)
+    return two if two <= VALIDATION_SHARE_LIMIT * n else max(k, window)
+
+
+def default_stride(window: int, logs) -> int:
+    """The stride between training windows when none is given: half a window, shortened (to 1 at least)
+    when that gives the longest log fewer than :data:`MIN_TRAINING_WINDOWS` windows.
+
+    A short well (about 100 samples, windows of 32) then still trains on several windows; they
+    overlap more, which adds no new rock, and :func:`small_data_warnings` says so.
+    """
+    half = max(1, int(window) // 2)
+    n = max((len(g) for g in logs), default=0)
+    if n < window or (n - window) // half + 1 >= MIN_TRAINING_WINDOWS:
+        return half
+    return max(1, (n - window) // (MIN_TRAINING_WINDOWS - 1))
+
+
+def small_data_warnings(logs, blocks, n_windows: int, window: int, stride: int, stride_given: bool) -> list:
+    """Sentences that say, with the numbers, when a fit rests on little data (empty when it does not).
+
+    Parameters
+    ----------
+    logs : the training logs (before validation blocks were taken out)
+    blocks : :func:`deepest_blocks`' blocks (``samples``, ``of_samples`` of each)
+    n_windows : the transformer's training windows
+    window, stride : in samples; ``stride_given`` False when :func:`default_stride` chose it
+    """
+    out = []
+    for b in blocks:
+        if b.get("of_samples") and b["samples"] > VALIDATION_SHARE_LIMIT * b["of_samples"]:
+            out.append(f"small data: the validation block of {b['well']} takes {b['samples']} of its {b['of_samples']} "
+                       f"samples ({100 * b['share']:.0f} %, {b['top']:g}-{b['base']:g} {b['depth_unit']}), more than "
+                       f"a quarter, so the networks fit on {b['of_samples'] - b['samples']}")
+    if n_windows < MIN_TRAINING_WINDOWS:
+        out.append(f"small data: the transformer trains on {n_windows} window(s) of {window} samples (stride "
+                   f"{stride}), fewer than {MIN_TRAINING_WINDOWS}; its scores rest on very little data -- compare "
+                   "them with the baselines, or use a smaller --window")
+    if not stride_given and stride < max(1, window // 2):
+        longest = max(len(g) for g in logs)
+        out.append(f"short wells: the stride between training windows is {stride} samples instead of half a window "
+                   f"({max(1, window // 2)}), so that the longest training interval ({longest} samples) gives "
+                   f"about {MIN_TRAINING_WINDOWS} windows; they overlap more and add no new rock")
+    return out
 
 
 def _rows(g, rows: slice):
@@ -198,8 +257,11 @@ def choose_validation(train_logs, val_logs, validation: str = "deepest", fractio
         return list(train_logs), [], {"method": "none (early stopping watches the training loss)", "blocks": []}
     fit_logs, held, blocks = deepest_blocks(train_logs, fraction, window)
     pct = f"{100 * fraction:g} %"
-    method = (f"the deepest {pct} of each training interval (contiguous depth blocks that the networks do not "
-              "train on)" if blocks else f"none: no training interval is long enough to hold out its deepest {pct}")
+    used = "; ".join(f"{b['well']} {b['top']:g}-{b['base']:g} {b['depth_unit']}, {b['samples']} of {b['of_samples']} "
+                     f"samples ({100 * b['share']:.0f} %)" for b in blocks)
+    method = (f"the deepest {pct} of each training interval, at least one window (contiguous depth blocks that the "
+              f"networks do not train on: {used})" if blocks else
+              f"none: no training interval is long enough to hold out its deepest {pct}")
     return fit_logs, held, {"method": method, "blocks": blocks}
 
 

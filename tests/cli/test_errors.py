@@ -301,7 +301,8 @@ def test_predict_never_replaces_its_input_well(run, well_csv, tmp_path, capsys):
 def test_missing_depth_column_message_suits_cli_and_python(tmp_path, capsys):
     assert main(_args(FIX / "bad_missing_depth.csv", tmp_path / "out")) == 2
     line = _one_error_line(capsys)
-    assert "name the depth column DEPTH (Python: read_csv(..., depth_column=NAME))" in line
+    assert ("name the depth column DEPTH or pass --depth-column NAME (Python: read_csv(..., depth_column=NAME))"
+            in line)
     assert "pass depth_column=" not in line
 
 

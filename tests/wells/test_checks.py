@@ -84,7 +84,7 @@ def test_out_of_range_samples_are_flagged_and_counted(record):
     rec, _ = record
     lo, hi = rec["inputs"]["PHIF"]["low"], rec["inputs"]["PHIF"]["high"]
     phi = np.array([lo - 0.01, lo, 0.2, hi, hi + 0.01, np.nan, 0.2])
-    vsh = np.array([0.3, 0.3, 5.0, 0.3, 0.3, 0.3, 0.3])
+    vsh = np.array([0.3, 0.3, 0.95, 0.3, 0.3, 0.3, 0.3])    # above the training range, inside [0, 1]
     check = check_inputs(rec, _log("X", 3000 + 0.1 * np.arange(7), phi, vsh=vsh))
     np.testing.assert_array_equal(check.out_of_range, [1, 0, 1, 0, 1, np.nan, 0])
     assert check.counts == {"PHIF": 2, "VSH": 1} and check.n_flagged == 3

@@ -22,12 +22,16 @@ def test_the_deepest_block_is_contiguous_disjoint_and_at_least_two_windows():
     (fit,), (val,), (block,) = deepest_blocks([g], 0.1, 8)
     np.testing.assert_array_equal(fit.depth, g.depth[:180])
     np.testing.assert_array_equal(val.depth, g.depth[180:])         # the deepest 20 samples, below every fit sample
-    assert block == {"well": "A", "top": g.depth[180], "base": g.depth[-1], "depth_unit": "m"}
+    assert block == {"well": "A", "top": g.depth[180], "base": g.depth[-1], "depth_unit": "m", "samples": 20,
+                     "of_samples": 200, "share": 0.1}
     (fit,), (val,), _ = deepest_blocks([g], 0.05, 8)                  # 10 samples < 2 windows: 16 held out
     assert len(val) == 16 and len(fit) == 184
-    short = _well("S", 20, 1)
-    fit, val, blocks = deepest_blocks([short], 0.1, 8)               # 16 held out would leave 4 < 8: none
-    assert fit == [short] and val == [] and blocks == []
+    short = _well("S", 20, 1)                                        # two windows (16) > a quarter: one window
+    (fit,), (val,), (block,) = deepest_blocks([short], 0.1, 8)
+    assert len(val) == 8 and len(fit) == 12 and block["share"] == 0.4
+    shorter = _well("S", 12, 1)
+    fit, val, blocks = deepest_blocks([shorter], 0.1, 8)             # 8 held out would leave 4 < 8: none
+    assert fit == [shorter] and val == [] and blocks == []
 
 
 def test_choose_validation_says_which():

@@ -1,0 +1,228 @@
+"""A petrophysicist's own wells through train and predict: CSV and Excel wells with units in their headers,
+every well checked as predict checks one, fractions outside [0, 1], a 100-sample well said to be small data,
+resampling onto the model's step, and an output LAS that keeps the well's curves."""
+
+from __future__ import annotations
+
+import json
+
+import lasio
+import numpy as np
+import pandas as pd
+import pytest
+
+from glassformer.cli import main
+from glassformer.data import WellLog
+from glassformer.wells.resample import interpolate_onto, regular_depths, resample_log
+from glassformer.wells.splits import MIN_TRAINING_WINDOWS
+
+TINY = ["--epochs", "1", "--d-model", "4", "--heads", "1", "--no-progress", "--checkpoint-every", "100"]
+
+
+def _teaching_well(path, n=100, seed=0, *, headers=("Depth (m)", "Por (%)", "Perm (mD)"), scale=100.0, top=1500.0):
+    """A well as published for teaching: 0.25 m spacing, porosity in % (``scale`` 100), permeability in mD."""
+    rng = np.random.default_rng(seed)
+    depth = top + 0.25 * np.arange(n)
+    phi = 0.16 + 0.06 * np.sin(depth / 1.7) + 0.01 * rng.standard_normal(n)          # fraction
+    k = 10 ** (12 * phi - 0.8 + 0.1 * rng.standard_normal(n))                          # mD
+    pd.DataFrame({headers[0]: depth, headers[1]: scale * phi, headers[2]: k}).to_csv(path, index=False)
+    return path
+
+
+def _train(data, out, *extra, inputs=("Por",), target="Perm", window="8"):
+    return main(["train", *[a for d in data for a in ("--data", str(d))], "--inputs", *inputs, "--target", target,
+                 "--window", window, "--out", str(out), *TINY, *extra])
+
+
+def test_units_in_headers_reach_the_model_the_checks_and_the_axis_labels(tmp_path, monkeypatch, capsys):
+    import glassformer.plots as plots
+
+    seen = {}
+    real = plots.plot_crossplot
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_crossplot", spy)
+    a = _teaching_well(tmp_path / "a.csv", 160, 1)
+    b = _teaching_well(tmp_path / "b.csv", 120, 2, headers=("Depth [m]", "Por [%]", "Perm [mD]"), top=1600.0)
+    out = tmp_path / "run"
+    assert _train([a], out, "--test-data", str(b), inputs=("Por (%)",), target="Perm (mD)") == 0
+    cfg = json.loads((out / "config.json").read_text())
+    record = cfg["well_model"]["training_data"]
+    assert cfg["well_model"]["inputs"] == ["POR"] and cfg["well_model"]["target"] == "PERM"
+    assert record["inputs"]["POR"]["unit"] == "%" and record["inputs"]["POR"]["kind"] == "percent"
+    assert record["target"] == {"name": "PERM", "unit": "mD"}
+    assert seen["porosity_unit"] == "%"                                # the crossplot says %, not v/v
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["units"]["rmse"] == "mD"
+    # a v/v well given to this % model is refused with predict's message
+    vv = _teaching_well(tmp_path / "vv.csv", 80, 3, headers=("DEPTH_M", "POR_V/V", "PERM_MD"), scale=1.0)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out), "--data", str(vv), "--out", str(tmp_path / "p.csv")]) == 2
+    assert "vv.csv: curve POR is in v/v (fraction) but the model was trained on % (percent)" in capsys.readouterr().err
+
+
+def test_the_same_wells_as_excel_sheets(tmp_path):
+    a = pd.read_csv(_teaching_well(tmp_path / "a.csv", 160, 1))
+    b = pd.read_csv(_teaching_well(tmp_path / "b.csv", 120, 2, top=1600.0))
+    book = tmp_path / "wells.xlsx"
+    with pd.ExcelWriter(book, engine="openpyxl") as writer:
+        a.to_excel(writer, sheet_name="A", index=False)
+        b.to_excel(writer, sheet_name="B", index=False)
+    from_csv, from_xlsx = tmp_path / "csv_run", tmp_path / "xlsx_run"
+    assert _train([tmp_path / "a.csv"], from_csv, "--test-data", str(tmp_path / "b.csv")) == 0
+    assert _train([book], from_xlsx, "--sheet", "A", "--test-data", str(tmp_path / "b.csv")) == 0
+    m_csv = json.loads((from_csv / "metrics.json").read_text())
+    m_xlsx = json.loads((from_xlsx / "metrics.json").read_text())
+    assert m_xlsx["test"]["porosity-permeability transform"]["rmse"] == pytest.approx(
+        m_csv["test"]["porosity-permeability transform"]["rmse"], rel=1e-12)
+    assert json.loads((from_xlsx / "config.json").read_text())["train_wells"][0]["name"] == "A"
+    both = tmp_path / "both_run"                                        # without --sheet: every sheet a well
+    assert _train([book], both) == 0
+    assert [w["name"] for w in json.loads((both / "config.json").read_text())["train_wells"]] == ["A", "B"]
+
+
+def test_a_percent_test_well_in_train_is_refused(tmp_path, las_writer, make_curves, capsys):
+    depth = 1000 + 0.5 * np.arange(120)
+    train = las_writer(tmp_path / "t.las", "T-1", depth, make_curves(depth, 1))
+    test = las_writer(tmp_path / "pct.las", "T-2", depth, make_curves(depth, 2, percent=True))
+    capsys.readouterr()
+    rc = main(["train", "--data", str(train), "--test-data", str(test), "--inputs", "PHIF", "VSH", "--target",
+               "KLOGH", "--window", "8", "--out", str(tmp_path / "run"), *TINY])
+    err = capsys.readouterr().err
+    assert rc == 2 and "pct.las: curve PHIF is in % (percent) but the model was trained on V/V (fraction)" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_fraction_labelled_well_in_percent_is_refused_and_unit_fixes_it(tmp_path, capsys):
+    wrong = _teaching_well(tmp_path / "w.csv", 120, 4, headers=("Depth (m)", "Por (v/v)", "Perm (mD)"))
+    capsys.readouterr()
+    assert _train([wrong], tmp_path / "run") == 2
+    err = capsys.readouterr().err
+    phi = pd.read_csv(wrong)["Por (v/v)"].to_numpy()
+    bad = int(((phi > 1.05) | (phi < -0.05)).sum())
+    assert bad > 100 and phi.max() > 20
+    assert (f"w.csv: curve POR is in v/v (a fraction, 0 to 1) but {bad} of {phi.size} samples lie outside [0, 1] "
+            f"(range {phi.min():.4g} to {phi.max():.4g}); it looks like percent") in err
+    assert "--unit POR=%" in err
+    assert _train([wrong], tmp_path / "run", "--unit", "POR=%") == 0
+    cfg = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert cfg["well_model"]["training_data"]["inputs"]["POR"]["unit"] == "%"
+
+
+def test_predict_refuses_a_fraction_labelled_well_in_percent(tmp_path, las_writer, make_curves, capsys):
+    depth = 1000 + 0.5 * np.arange(120)
+    train = las_writer(tmp_path / "t.las", "T-1", depth, make_curves(depth, 1))
+    out = tmp_path / "run"
+    assert main(["train", "--data", str(train), "--inputs", "PHIF", "VSH", "--target", "KLOGH", "--window", "8",
+                 "--out", str(out), *TINY]) == 0
+    curves = make_curves(depth, 2)
+    curves["PHIF"] = ("V/V", 100 * curves["PHIF"][1])                   # labelled v/v, written in %
+    wrong = las_writer(tmp_path / "wrong.las", "T-2", depth, curves)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(out), "--data", str(wrong), "--out", str(tmp_path / "p.las")]) == 2
+    assert "wrong.las: curve PHIF is in V/V (a fraction, 0 to 1) but 120 of 120 samples" in capsys.readouterr().err
+    assert not (tmp_path / "p.las").exists()
+
+
+def test_a_100_sample_well_is_said_to_be_small_data(tmp_path, capsys):
+    well = _teaching_well(tmp_path / "short.csv", 100, 5)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert _train([well], out, window="32") == 0
+    said = capsys.readouterr()
+    # the block: one window (32 samples), not two (64), because two would take more than a quarter
+    depth = 1500.0 + 0.25 * np.arange(100)
+    cfg = json.loads((out / "config.json").read_text())
+    (block,) = cfg["validation"]["blocks"]
+    assert (block["samples"], block["of_samples"], block["top"], block["base"]) == (32, 100, depth[68], depth[99])
+    assert f"{depth[68]:g}-{depth[99]:g} m, 32 of 100 samples (32 %)" in cfg["validation"]["method"]
+    # the windows: 68 fit samples, half-window stride 16 gives 3; the stride is shortened to give 8
+    stride = (68 - 32) // (MIN_TRAINING_WINDOWS - 1)
+    n_windows = len(range(0, 68 - 32 + 1, stride))
+    assert (stride, n_windows) == (5, 8)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["training"]["n_train_windows"] == n_windows
+    text = ("small data: the validation block of short takes 32 of its 100 samples (32 %, "
+            f"{depth[68]:g}-{depth[99]:g} m), more than a quarter, so the networks fit on 68")
+    assert f"warning: {text}" in said.out
+    assert text in " ".join(cfg["validation"]["small_data"])
+    assert "stride between training windows is 5 samples instead of half a window (16)" in metrics["note"]
+    assert "Small data: the validation block of short takes 32 of its 100 samples" in (out / "report.html").read_text()
+
+
+def test_resampling_a_linear_log_round_trips():
+    depth = 2000.0 + 0.1524 * np.arange(50)                            # half-foot samples, in m
+    log = WellLog(name="L", depth=depth, curves={"GR": 3.0 * depth - 5000.0, "PHIF": 0.001 * (depth - 2000)})
+    grid = resample_log(log, 0.1)
+    np.testing.assert_allclose(grid.depth, regular_depths(2000.0, depth[-1], 0.1))
+    assert grid.depth[-1] <= depth[-1] and len(grid) == int((depth[-1] - 2000.0) / 0.1) + 1
+    np.testing.assert_allclose(grid.curve("GR"), 3.0 * grid.depth - 5000.0, rtol=0, atol=1e-9)   # linear is exact
+    back = interpolate_onto(grid.depth, grid.curve("GR"), depth)
+    inside = depth <= grid.depth[-1]
+    np.testing.assert_allclose(back[inside], log.curve("GR")[inside], rtol=0, atol=1e-9)
+    assert np.isnan(back[~inside]).all()                                # never extrapolated
+    gap = log.curve("PHIF").copy()
+    gap[20] = np.nan
+    filled = interpolate_onto(depth, gap, grid.depth)
+    near = (grid.depth > depth[19]) & (grid.depth < depth[21])
+    assert near.any() and np.isnan(filled[near]).all()                 # a gap is not bridged
+    assert np.isfinite(filled[grid.depth < depth[19]]).all()
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory, las_writer, make_curves):
+    folder = tmp_path_factory.mktemp("own")
+    depth = 1000 + 0.1 * np.arange(400)
+    train = las_writer(folder / "t.las", "T-1", depth, make_curves(depth, 1))
+    assert main(["train", "--data", str(train), "--inputs", "PHIF", "VSH", "--target", "KLOGH", "--window", "8",
+                 "--out", str(folder / "run"), *TINY]) == 0
+    return folder / "run", folder
+
+
+def test_predict_resample_puts_the_prediction_back_on_the_files_depths(model, las_writer, make_curves, capsys):
+    run, folder = model
+    depth = 1000 + 0.1524 * np.arange(200)
+    curves = make_curves(depth, 3)
+    well = las_writer(folder / "halffoot.las", "T-3", depth, curves)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "plain.las")]) == 0
+    assert "sampled every 0.1524 m, the model was trained on samples every 0.1 m" in capsys.readouterr().err
+    plain = lasio.read(str(folder / "plain.las"))
+    assert "sampled every 0.1524 m" in plain.other                      # the warning is in the file too
+    assert "of 200 predicted depths have inputs outside the training range" in plain.other
+    assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "res.las"),
+                 "--resample"]) == 0
+    assert "resampled from a step of 0.1524 to the model's 0.1 m" in capsys.readouterr().out
+    res = lasio.read(str(folder / "res.las"))
+    np.testing.assert_allclose(res.index, depth, atol=1e-6)            # the file's own depths
+    assert "resampled from a step of 0.1524" in res.other
+    # the same: the model's prediction on the 0.1 m grid, interpolated back by hand
+    from glassformer.data import read_well
+    from glassformer.wells import WellModel
+
+    wm = WellModel.load(run / "model")
+    grid = resample_log(read_well(well), 0.1)
+    expect = interpolate_onto(grid.depth, 10 ** wm.predict_log(grid) if wm.log_target else wm.predict_log(grid),
+                              depth)
+    np.testing.assert_allclose(res["KLOGH_PRED"], expect, rtol=1e-6, equal_nan=True)
+
+
+def test_the_output_las_keeps_every_curve_of_the_well(model, las_writer, make_curves):
+    run, folder = model
+    depth = 1000 + 0.1 * np.arange(150)
+    curves = {**make_curves(depth, 4), "GR": ("GAPI", 60 + 10 * np.sin(depth))}
+    well = las_writer(folder / "full.las", "T-4", depth, curves)
+    assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "full_pred.las")]) == 0
+    las = lasio.read(str(folder / "full_pred.las"))
+    assert [c.mnemonic for c in las.curves] == ["DEPT", "PHIF", "VSH", "SW", "KLOGH", "GR", "KLOGH_PRED", "KLOGH_OOR"]
+    for m, (unit, values) in curves.items():
+        np.testing.assert_allclose(las[m], values, atol=1e-6)
+        assert las.curves[m].unit == unit
+    assert las.curves["KLOGH_PRED"].unit == "mD"                         # the target file's unit (MD: millidarcy)
+    assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "inputs_pred.las"),
+                 "--keep", "inputs"]) == 0
+    only = lasio.read(str(folder / "inputs_pred.las"))
+    assert [c.mnemonic for c in only.curves] == ["DEPT", "PHIF", "VSH", "KLOGH_PRED", "KLOGH_OOR"]
