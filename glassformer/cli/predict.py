@@ -44,6 +44,11 @@ class PredictCommand(GreedyCommand):
 @click.option("--depth-unit", type=click.Choice(["m", "ft"]), default=None,
               help="Convert the wells' depths to this unit before predicting (ft x 0.3048 = m); needed when the "
                    "model uses depth positions in another unit. The output keeps the file's depths.")
+@click.option("--use", "use", default=None, metavar="NAME",
+              help="Write this model's prediction instead of the transformer's, by its name in the run's tables, "
+                   "e.g. --use 'gradient boosting' (the run's summary says which it recommends).")
+@click.option("--all", "every", is_flag=True,
+              help="Also write one <TARGET>_PRED_<MODEL> curve per model of the run (each described by its name).")
 @file_options
 @click.option("--resample", is_flag=True,
               help="Predict a well sampled at another step on the model's step (linear, gaps not bridged) and put "
@@ -55,8 +60,8 @@ class PredictCommand(GreedyCommand):
               help="Batch: finish an interrupted batch in --out-dir, skipping the wells already written.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Batch: progress bar on stderr.")
 @engine_options
-def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, units, depth_column, sheet, resample,
-            keep, overwrite, resume, progress, jobs, scheduler):
+def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, use, every, units, depth_column, sheet,
+            resample, keep, overwrite, resume, progress, jobs, scheduler):
     """Predict the target log of a well, or of many wells, with a trained model.
 
     Writes one prediction per depth sample (NaN where an input is missing), in the unit of the
@@ -96,7 +101,8 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
                                + ("both" if out else "neither"))
     files = expand_inputs(data)
     checks = {"check": True, "aliases": list(aliases), "depth_unit": depth_unit, "resample": resample, "keep": keep,
-              "reading": reading_options(dict(units=units, depth_column=depth_column, sheet=sheet))}
+              "reading": reading_options(dict(units=units, depth_column=depth_column, sheet=sheet)), "use": use,
+              "every": every}
     if out is not None:
         _predict_one(model_dir, files, out, depth, overwrite, {"--format": fmt, "--resume": resume, "--jobs": jobs,
                                                                 "--scheduler": scheduler}, checks)
@@ -120,6 +126,7 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
     if out.suffix.lower() not in (".csv", ".las"):
         raise InputError(f"--out {out}: use a .csv or .las file name")
     name, unit = _prediction_name(model_dir)     # a bad model is reported before the well is read
+    label = f"{name}, model {checks['use']}" if checks.get("use") else name
     found = []
 
     def report(check, notes):
@@ -131,7 +138,7 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
 
     row = predict_file(model_dir, data, out, depth_range=depth, overwrite=True, on_check=report, **checks)
     click.echo(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
-               f"({name}, {unit or 'no unit'}); {found[0].summary(name.removesuffix('_PRED'))}")
+               f"({label}, {unit or 'no unit'}); {found[0].summary(name.removesuffix('_PRED'))}")
 
 
 def _prediction_name(model_dir) -> tuple:

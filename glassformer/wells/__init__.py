@@ -3,9 +3,10 @@
 =====================  ========================================================================
 module                 what it holds
 =====================  ========================================================================
-``model``              :class:`WellModel`: scale, window, fit, predict a whole log, save / load
-``baselines``          the field's porosity-permeability transform and the training mean
-``tree_baselines``     tree ensembles on whole logs, with and without rolling depth context
+``model``              :class:`WellModel`, a scikit-learn estimator whose specification is ``get_params()``
+``baselines``          the one registry of baselines (transform, mean, trees) and the 50/50 blend
+``tree_baselines``     tree ensembles on whole logs, with and without rolling depth context (skops files)
+``recommend``          the model a training run recommends: lowest RMSE on unseen validation data
 ``evaluation``         metrics per split and per well (RMSE, MAE, R², n), their spread over seeds
 ``splits``             training / test intervals of wells, validation blocks, checks before fitting
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
@@ -16,7 +17,6 @@ module                 what it holds
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
 ``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
 ``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
-``trees``              random forest and gradient boosting on neighbouring depths (core targets)
 ``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
 ``core_scoring``       baselines at core depths, metrics at plug depths only
 ``core_experiment``    a complete core run folder (``glassformer train --core``)

@@ -1,4 +1,4 @@
-"""The simple baselines every well-log result is reported beside.
+"""The baselines every well-log result is reported beside, and their one registry.
 
 * :class:`PorosityPermeabilityTransform` -- the field's poro-perm transform: a straight line
   fitted by least squares to ``log10 k`` against porosity, i.e. ``k = 10 ** (a + b * phi)``
@@ -6,17 +6,37 @@
 * :class:`TrainingMean` -- predicts the mean of the training target everywhere.
 
 Gaps (NaN) are skipped, never filled; the regression itself is scikit-learn's ``LinearRegression``.
+
+The registry (:func:`make_baselines`) holds one definition per name -- the transform, the mean and
+the tree ensembles with and without depth context (:mod:`glassformer.wells.tree_baselines`) -- so
+a name means the same model in every table.  Every entry fits on the training wells
+(``fit(parts)``, one ``(X (n, n_inputs), y (n,))`` pair per well, target in model units), predicts
+a log (``predict(X) -> (n,)``), says its definition (``describe()``) and saves itself without
+pickle (``save(folder) -> record``, :func:`load_baseline`).  The blend
+(:data:`BLEND`, :func:`blend`) averages the transformer and the gradient boosting with weights
+fixed before any data were seen.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LinearRegression
 
 from .._validation import as_float_array
-from ..errors import InputError, NotReadyError, ShapeError
+from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
+from .tree_baselines import TreeBaseline, tree_baselines
 
-__all__ = ["PorosityPermeabilityTransform", "TrainingMean"]
+__all__ = ["BLEND", "BLEND_WEIGHTS", "MEAN", "MeanBaseline", "PorosityPermeabilityTransform", "TRANSFORM",
+           "TrainingMean", "TransformBaseline", "blend", "blend_description", "load_baseline", "make_baselines"]
+
+#: Names of the simple baselines in tables.
+TRANSFORM = "porosity-permeability transform"
+MEAN = "training mean"
+#: The blend's name, and its weights, fixed a priori (never fitted, never chosen on test data).
+BLEND = "transformer/boosting blend"
+BLEND_WEIGHTS = {"transformer": 0.5, "gradient boosting": 0.5}
 
 
 def _column(X, feature: int, name: str, where: str) -> np.ndarray:
@@ -181,3 +201,136 @@ class TrainingMean:
 
     def __repr__(self) -> str:
         return f"TrainingMean(mean_={self.mean_:.6g})" if hasattr(self, "mean_") else "TrainingMean()"
+
+
+# --- the registry: one definition per name ---------------------------------------------------------
+def _stack(parts) -> tuple[np.ndarray, np.ndarray]:
+    """``(X (n, n_inputs), y (n,))`` of ``[(X_i, y_i), ...]`` concatenated over wells."""
+    X = np.concatenate([np.asarray(x, dtype=np.float64) for x, _ in parts])
+    return X, np.concatenate([np.asarray(t, dtype=np.float64) for _, t in parts])
+
+
+class TransformBaseline:
+    """The porosity-permeability transform on the first input, as a well baseline of the registry.
+
+    Parameters
+    ----------
+    log_target : bool, default True
+        The target is already ``log10 k`` (fit the line to it); else permeability in mD, floored
+        at ``floor_mD`` before ``log10``, and predictions are in mD.
+    floor_mD : float, default 1e-3
+    """
+
+    name = TRANSFORM
+
+    def __init__(self, log_target: bool = True, floor_mD: float = 1e-3):
+        self.log_target = log_target
+        self.floor_mD = floor_mD
+
+    def describe(self) -> str:
+        floor = "" if self.log_target else f", permeability floored at {self.floor_mD:g} mD"
+        return ("log10 k = intercept + slope * porosity (the first input), least squares on every training "
+                "sample with both (scikit-learn LinearRegression)" + floor)
+
+    def fit(self, parts) -> "TransformBaseline":
+        X, y = _stack(parts)
+        ppt = PorosityPermeabilityTransform()
+        ppt = ppt.fit_log10(X, y) if self.log_target else PorosityPermeabilityTransform(floor_mD=self.floor_mD).fit(X, y)
+        self.slope_, self.intercept_, self.n_ = ppt.slope_, ppt.intercept_, ppt.n_
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """log10 mD (mD without ``log_target``) per row of ``X (n, n_inputs)``; NaN where porosity is NaN."""
+        if not hasattr(self, "slope_"):
+            raise NotReadyError(f"{self.name}: call fit() first")
+        logk = self.intercept_ + self.slope_ * _column(X, 0, "porosity", self.name)
+        return logk if self.log_target else 10.0 ** logk
+
+    def save(self, folder) -> dict:
+        return {"kind": "transform", "log_target": bool(self.log_target), "floor_mD": float(self.floor_mD),
+                "slope": self.slope_, "intercept": self.intercept_, "n": getattr(self, "n_", None)}
+
+    @classmethod
+    def load(cls, record: dict, folder=None) -> "TransformBaseline":
+        b = cls(record["log_target"], record["floor_mD"])
+        b.slope_, b.intercept_, b.n_ = float(record["slope"]), float(record["intercept"]), record.get("n")
+        return b
+
+
+class MeanBaseline:
+    """The training mean (:class:`TrainingMean`) of the target in model units, as a well baseline."""
+
+    name = MEAN
+
+    def describe(self) -> str:
+        return "the mean of the training target (in model units: log10 mD for a logged permeability)"
+
+    def fit(self, parts) -> "MeanBaseline":
+        _, y = _stack(parts)
+        mean = TrainingMean().fit(None, y)
+        self.mean_, self.n_ = mean.mean_, mean.n_
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        if not hasattr(self, "mean_"):
+            raise NotReadyError(f"{self.name}: call fit() first")
+        return np.full(len(X), self.mean_)
+
+    def save(self, folder) -> dict:
+        return {"kind": "mean", "mean": self.mean_, "n": getattr(self, "n_", None)}
+
+    @classmethod
+    def load(cls, record: dict, folder=None) -> "MeanBaseline":
+        b = cls()
+        b.mean_, b.n_ = float(record["mean"]), record.get("n")
+        return b
+
+
+_KINDS = {"tree": TreeBaseline, "transform": TransformBaseline, "mean": MeanBaseline}
+
+
+def make_baselines(window: int, *, log_target: bool = True, floor_mD: float = 1e-3, random_state: int = 42,
+                   trees: bool = True) -> dict:
+    """The unfitted baselines, name -> baseline, in table order: the tree ensembles (when ``trees``), then
+    the porosity-permeability transform and the training mean.
+
+    ``window`` is the depth context of the ``+ context`` trees (the transformer's window, samples).
+    """
+    out = dict(tree_baselines(window, random_state=random_state)) if trees else {}
+    out[TRANSFORM] = TransformBaseline(log_target, floor_mD)
+    out[MEAN] = MeanBaseline()
+    return out
+
+
+def load_baseline(record: dict, folder):
+    """The fitted baseline a ``save(folder)`` record describes.
+
+    Raises
+    ------
+    ModelFileError
+        An unknown kind, a missing field, or a file that cannot be read safely.
+    """
+    kind = _KINDS.get(record.get("kind")) if isinstance(record, dict) else None
+    if kind is None:
+        raise ModelFileError(f"{folder}: a baseline record of unknown kind ({record!r:.80})")
+    try:
+        return kind.load(record, Path(folder))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{folder}: a damaged {record.get('kind')} baseline record ({exc})") from None
+
+
+def blend_description() -> str:
+    """What the blend is, in words (its weights are fixed a priori)."""
+    parts = " and ".join(f"{100 * w:g} % {name}" for name, w in BLEND_WEIGHTS.items())
+    return (f"the average of the transformer and the gradient boosting ({parts}); the weights were fixed a priori, "
+            "before any data were seen, and are never fitted")
+
+
+def blend(predictions: dict) -> np.ndarray | None:
+    """The blend of ``predictions`` (name -> (n,) array, same units), or None when a member is absent.
+
+    NaN where either member is NaN.
+    """
+    if any(name not in predictions for name in BLEND_WEIGHTS):
+        return None
+    return sum(w * np.asarray(predictions[name], dtype=np.float64) for name, w in BLEND_WEIGHTS.items())

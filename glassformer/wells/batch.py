@@ -124,9 +124,10 @@ def _refuse_existing(manifest: Manifest, outputs: Sequence[Path]) -> None:
 def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
                resume: bool = False, overwrite: bool = False, flag_samples: Callable | None = None,
                check: bool = True, aliases=(), depth_unit: str | None = None, reading: dict | None = None,
-               resample: bool = False, keep: str = "all") -> dict:
+               resample: bool = False, keep: str = "all", use: str | None = None, every: bool = False) -> dict:
     """Check a batch and list its work, writing nothing (see :func:`run_batch` for the arguments;
-    ``reading``, ``resample`` and ``keep`` go to :func:`~glassformer.wells.prediction.predict_file`).
+    ``reading``, ``resample``, ``keep``, ``use`` and ``every`` go to
+    :func:`~glassformer.wells.prediction.predict_file`).
 
     Returns
     -------
@@ -144,9 +145,14 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
         raise InputError("no well file to predict")
     files = [Path(f) for f in files]
     outputs = output_paths(files, out_dir, fmt)
-    load_predictor(model_dir)                        # a bad model stops the batch before it starts
+    wm, _ = load_predictor(model_dir, every_model=bool(use or every))   # a bad model stops the batch before it starts
+    if use is not None and use not in wm.model_names():
+        raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
+                         f"{', '.join(wm.model_names())}")
     settings = {"model_checksum": model_identity(model_dir), "format": str(fmt).lower(),
                 "depth_range": list(depth_range) if depth_range is not None else None}
+    if use is not None or every:                     # a resumed batch must write the same curves
+        settings.update(use=use, every=bool(every))
     manifest = Manifest(out_dir, settings, about={"model": str(model_dir)})
     done = manifest.completed() if resume else {}
     if not (resume or overwrite):
@@ -156,7 +162,7 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
     jobs = [{"model_dir": os.path.abspath(model_dir), "path": os.path.abspath(files[i]),
              "out_path": os.path.abspath(outputs[i]), "depth_range": depth_range, "overwrite": True,
              "flag_samples": flag_samples, "check": check, "aliases": list(aliases), "depth_unit": depth_unit,
-             "reading": dict(reading or {}), "resample": resample, "keep": keep}
+             "reading": dict(reading or {}), "resample": resample, "keep": keep, "use": use, "every": bool(every)}
             for i in index]
     return {"files": files, "outputs": outputs, "rows": rows, "jobs": jobs, "index": index, "manifest": manifest}
 

@@ -19,7 +19,7 @@
 
 The settings are fixed before the test plugs are looked at: the transformer's defaults, the
 split rule (:data:`~glassformer.wells.core_split.DEFAULT_CYCLE` unless cores are named), the
-tree settings of :mod:`.trees`; the variant saved for ``glassformer predict`` is the one with
+baselines' settings (:func:`glassformer.wells.baselines.make_baselines`); the variant saved for ``glassformer predict`` is the one with
 the lower validation RMSE.
 """
 
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from ..models import run_config_defaults
 from ..report import write_report
@@ -39,9 +40,11 @@ from .core_scoring import baseline_predictions, log_perm_name, score_roles
 from .core_split import masked_target, prepare_core_well, split_cores
 from .core_uncertainty import interval_tables, recalibrate
 from .ensemble import fit_ensemble, fit_pretrained_ensemble
+from .baselines import MEAN
 from .evaluation import regression_metrics
 from .model import WellModel
 from .tables import _num
+from .tree_baselines import TREE_BASELINE_NAMES
 from .uncertainty import QUANTILE_BASELINE
 
 __all__ = ["FINETUNED", "TRANSFORMER", "run_core_experiment"]
@@ -99,8 +102,7 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
                                        echo)
     first = next(iter(ensembles.values())).first
     t0 = time.perf_counter()
-    baselines, base_seconds, notes = baseline_predictions(cw, split, first, log_perm_curve=log_perm_curve,
-                                                          seed=int(first.model_.random_state))
+    baselines, base_seconds, notes = baseline_predictions(cw, split, first, log_perm_curve=log_perm_curve)
     seconds.update(base_seconds)
     seconds["baselines (all)"] = time.perf_counter() - t0
     members = {name: ens.predict_members(cw.log) for name, ens in ensembles.items()}      # (K, n) each
@@ -135,9 +137,8 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
 
 
 def _core_model(wm: WellModel, target: str) -> WellModel:
-    """A copy of ``wm`` that learns the core permeability curve ``target``."""
-    return WellModel(wm.inputs, target, log_target=wm.log_target, window=wm.window, stride=wm.stride,
-                     positions=wm.positions, model=wm.model, floor_mD=wm.floor_mD)
+    """An unfitted copy of ``wm`` (same specification, no LSTM) that learns the core permeability curve ``target``."""
+    return clone(wm).set_params(target=target, lstm=None)
 
 
 def _echo_data(echo, cw, split) -> None:
@@ -232,7 +233,9 @@ def _config(title, wm, cw, split, ensembles, curve, config, attribution) -> dict
            "core": {"source": cw.table.source, "columns": cw.table.columns, "porosity_unit_read":
                     cw.table.porosity_unit_read, "depth_unit": cw.table.depth_unit},
            "train_wells": [{"name": cw.log.name, "source": cw.log.source}], "split": split.to_dict(),
-           "log_permeability_curve": curve}
+           "log_permeability_curve": curve,
+           "baselines": {name: text for name, text in first.first.baseline_settings().items()
+                         if name in (*TREE_BASELINE_NAMES, MEAN)}}
     pre = ensembles.get(FINETUNED)
     if pre is not None:
         cfg["pretraining"] = {k: v for k, v in pre.info["pretrained"].items() if k != "members"}

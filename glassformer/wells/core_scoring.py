@@ -11,7 +11,9 @@ is scored on the same plugs.  The baselines, each fitted on the training plugs o
 * ``<curve> (log-derived)`` -- the log-derived permeability the interpretation already gives
   (KLOGH), unfitted: how far the existing curve is from the core;
 * ``training mean`` -- the mean of the training plugs;
-* ``random forest`` and ``gradient boosting`` on depth-context features (:mod:`.trees`).
+* the tree ensembles of the well job's registry (``random forest`` and ``gradient boosting``, each
+  with and without depth context; :mod:`.tree_baselines`), fitted with the well model on the
+  training plugs.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from ..data.units import volume_fraction_kind
 from .baselines import PorosityPermeabilityTransform
 from .evaluation import regression_metrics
 from .model import BASELINE_NAMES
-from .trees import context_features, fit_tree_baselines, predict_tree_baselines
 
 __all__ = ["CORE_TRANSFORM", "LOG_TRANSFORM", "MEAN", "baseline_predictions", "log_perm_name", "score_roles"]
 
@@ -62,26 +63,23 @@ def _core_transform(cw, train_mask, wm):
     return ppt.predict(phi_log), note
 
 
-def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH", seed: int = 42) -> tuple:
+def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH") -> tuple:
     """Every baseline's prediction per sample of ``cw.log``, in ``wm``'s units (log10 mD with ``log_target``).
 
     ``wm`` is a :class:`~glassformer.wells.WellModel` whose scalers and baselines were fitted on
-    the training plugs.  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
+    the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
     dict name -> fit time in s, and list of notes (a baseline that could not be made, and why).
     """
     notes = []
-    feats = context_features(cw.log, wm.input_names)                       # (n, n_inputs * 9)
-    y_train = wm.target_values(split.log_for(cw, "train"))
-    trees = fit_tree_baselines(feats, y_train, seed)
-    preds = predict_tree_baselines(trees, feats, cw.log.valid_mask(wm.input_names))
-    seconds = dict(trees["seconds"])
+    own = wm.predict_baselines(cw.log)
+    preds = {name: p for name, p in own.items() if name not in BASELINE_NAMES}          # the tree ensembles
+    seconds = {name: wm.fit_seconds_.get(name, 0.0) for name in preds}
     t0 = time.perf_counter()
     core_fit, note = _core_transform(cw, split.masks["train"], wm)
     seconds[CORE_TRANSFORM] = time.perf_counter() - t0
     notes += [note] if note else []
     if core_fit is not None:
         preds[CORE_TRANSFORM] = core_fit
-    own = wm.predict_baselines(cw.log)
     preds[LOG_TRANSFORM] = own[BASELINE_NAMES[0]]
     seconds[LOG_TRANSFORM] = wm.fit_seconds_.get(BASELINE_NAMES[0], 0.0)
     if log_perm_curve:

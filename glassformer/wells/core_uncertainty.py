@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from .intervals import NOMINAL, ConformalScale
-from .trees import context_features
+from .tree_baselines import context_features
 from .uncertainty import CALIBRATIONS, QUANTILE_BASELINE, choose_calibration, interval_summary, quantile_baseline, \
     summaries_by_group
 

@@ -26,10 +26,9 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
 from ..data import WellLog
 from ..errors import InputError
-from ..models import LSTMRegressor, SequenceRegressor
 from ..parallel import SerialEngine
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
-from .model import WellModel
+from .model import WellModel, with_seed
 
 __all__ = ["cv_folds", "cv_tasks", "log_from_item", "log_to_item", "run_fold", "run_folds", "summarise_folds"]
 
@@ -69,20 +68,17 @@ def cv_folds(logs, n_folds: int | None = None) -> list:
 
 
 def cv_tasks(logs, settings: dict, seeds, n_folds: int | None = None) -> list:
-    """One task per (fold, seed): ``{"fold", "seed", "train": [log items], "test": [log items], "settings"}``."""
+    """One task per (fold, seed): ``{"fold", "seed", "train": [log items], "test": [log items], "settings"}``,
+    ``settings`` being the well model's specification (:meth:`WellModel.spec`)."""
     items = [log_to_item(g) for g in logs]
     return [{"fold": k + 1, "seed": int(seed), "settings": settings,
              "train": [items[i] for i in tr], "test": [items[i] for i in te]}
             for k, (tr, te) in enumerate(cv_folds(logs, n_folds)) for seed in seeds]
 
 
-def _well_model(settings: dict, seed: int):
-    """The unfitted WellModel of ``settings`` (estimator parameters as dicts) with every draw from ``seed``."""
-    kw = dict(settings)
-    model = SequenceRegressor(**kw.pop("model")).set_params(random_state=seed)
-    lstm = kw.pop("lstm")
-    lstm = None if lstm is None else LSTMRegressor(**lstm).set_params(random_state=seed)
-    return WellModel(**kw, model=model, lstm=lstm, random_state=seed)
+def _well_model(spec: dict, seed: int):
+    """The unfitted WellModel of ``spec`` (:meth:`WellModel.spec`) with every draw from ``seed``."""
+    return with_seed(WellModel.from_spec(spec), seed)
 
 
 def run_fold(task: dict) -> dict:

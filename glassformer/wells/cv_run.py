@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import plots
 from ..errors import InputError
-from ..models import SequenceRegressor, run_config_defaults
+from ..models import run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
@@ -25,17 +25,7 @@ from .experiment import DEPTH_FIGURE_MODELS, _slug, with_comparison_settings
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 
-__all__ = ["cross_validate", "well_model_settings"]
-
-
-def well_model_settings(wm) -> dict:
-    """A WellModel's settings as plain data (the estimators as their ``get_params()``), for fold tasks."""
-    params = wm.get_params()
-    params["model"] = (wm.model if wm.model is not None else SequenceRegressor()).get_params()
-    params["lstm"] = None if wm.lstm is None else wm.lstm.get_params()
-    params["inputs"] = list(wm.input_names)
-    params.pop("random_state")                    # each task's seed
-    return params
+__all__ = ["cross_validate"]
 
 
 def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), engine=None, title: str | None = None,
@@ -70,7 +60,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     scheme = "leave one well out" if n_folds is None else f"{n_folds} grouped folds (whole wells)"
     title = title or f"Blind-well cross-validation ({scheme}) over {len(logs)} wells"
     echo(f"{title}: {', '.join(names)}")
-    tasks = cv_tasks(logs, well_model_settings(wm), seeds, n_folds)
+    tasks = cv_tasks(logs, wm.spec(), seeds, n_folds)
     results = run_folds(tasks, engine, echo)
     unit_suffix = "log10_mD" if wm.log_target else "mD"
     summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
@@ -130,7 +120,7 @@ def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attributio
 
 def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
     cfg = {"title": title, "command": "cv", "scheme": "LeaveOneGroupOut" if n_folds is None else
-           f"GroupKFold(n_splits={n_folds})", "seeds": list(seeds), "well_model": _settings_text(wm),
+           f"GroupKFold(n_splits={n_folds})", "seeds": list(seeds), "well_model": _settings(wm),
            "model": (wm.model.get_params() if wm.model is not None else {}),
            "wells": [{"name": g.name, "source": g.source, "top": float(g.depth[0]), "base": float(g.depth[-1]),
                       "depth_unit": g.depth_unit} for g in logs],
@@ -139,9 +129,9 @@ def _config(wm, title, logs, seeds, n_folds, config, attribution) -> dict:
     return with_comparison_settings(cfg, wm, wm.lstm, config, attribution)
 
 
-def _settings_text(wm) -> dict:
-    return {"inputs": list(wm.input_names), "target": wm.target_name, "log_target": bool(wm.log_target),
-            "floor_mD": float(wm.floor_mD), "window": int(wm.window), "stride": wm.stride, "positions": wm.positions}
+def _settings(wm) -> dict:
+    """The well model's specification without its estimators (the config holds those as ``model`` and ``lstm``)."""
+    return {k: v for k, v in wm.spec().items() if k not in ("model", "lstm")}
 
 
 def _figures(out, summary, rows, wm, logs, title) -> None:

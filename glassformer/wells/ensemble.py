@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import clone
 
 from .. import io
 from ..errors import InputError, ModelFileError
@@ -226,9 +225,9 @@ def _plain(obj):
 
 # --- fitting --------------------------------------------------------------------------------------
 def prepare(wm: WellModel, train_logs) -> WellModel:
-    """A copy of ``wm`` with its scalers and baselines fitted on ``train_logs`` (no network yet)."""
+    """A copy of ``wm`` with its scalers and baselines (those of the registry, trees included when
+    ``wm.tree_baselines``) fitted on ``train_logs`` (no network yet)."""
     wm = copy.copy(wm)
-    wm.tree_baselines = False           # the ensemble experiments fit their own tree baselines
     wm._check_settings()
     wm._fit_scalers(list(train_logs))
     wm.fit_baselines(list(train_logs))
@@ -297,8 +296,11 @@ def _public(results) -> list:
 
 
 def _model_params(wm: WellModel, **overrides) -> dict:
-    model = clone(wm.model) if wm.model is not None else SequenceRegressor()
-    return {**model.get_params(), "progress": False, **overrides}
+    """Every member's transformer parameters: those of ``wm``'s specification (the default transformer's when it
+    names none), without progress bars."""
+    model = wm.spec()["model"]
+    params = model["params"] if model is not None else SequenceRegressor().get_params(deep=False)
+    return {**params, "progress": False, **overrides}
 
 
 def fit_ensemble(wm: WellModel, train_logs, validation_logs=(), *, folder, n_members: int = 5, seeds=None,

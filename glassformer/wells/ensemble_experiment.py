@@ -24,9 +24,10 @@ from .core_report import _coverage_figure, coverage_summary, verdict_lines
 from .core_scoring import score_roles
 from .core_split import masked_target
 from .ensemble import fit_ensemble
+from .baselines import BLEND, blend
 from .evaluation import COLUMN
 from .model import WellModel
-from .trees import context_features, fit_tree_baselines, predict_tree_baselines
+from .recommend import recommendation
 
 __all__ = ["run_ensemble_experiment"]
 
@@ -48,7 +49,7 @@ def _validation(train_logs, whole_logs, validation_wells, validation_depth, targ
     return fit, val
 
 
-def _predict(ens, wm, logs, trees, role):
+def _predict(ens, wm, logs, role):
     """Concatenated arrays over ``logs``: y, member quantiles (calibrated/uncalibrated), baselines, rows."""
     parts = []
     for g in logs:
@@ -56,7 +57,9 @@ def _predict(ens, wm, logs, trees, role):
         q = {"calibrated": ens.predict_quantiles(g, members=members),
              "uncalibrated": ens.predict_quantiles(g, members=members, calibrated=False)}
         base = wm.predict_baselines(g)
-        base.update(predict_tree_baselines(trees, context_features(g, wm.input_names), g.valid_mask(wm.input_names)))
+        mixed = blend({"transformer": q["calibrated"]["P50"], **base})      # the ensemble's P50 and the trees
+        if mixed is not None:
+            base[BLEND] = mixed
         parts.append((g, wm.target_values(g), q, base))
     y = np.concatenate([p[1] for p in parts])
     q = {k: {key: np.concatenate([p[2][k][key] for p in parts]) for key in parts[0][2][k]}
@@ -106,21 +109,29 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
     ens.save(out / "ensemble")
     first = ens.first
     first.save(out / "model", overwrite=True)
-    feats = np.concatenate([context_features(g, first.input_names) for g in fit_logs])
-    trees = fit_tree_baselines(feats, np.concatenate([first.target_values(g) for g in fit_logs]),
-                               seed=int(first.model_.random_state))
-    yv, qv, pv, _ = _predict(ens, first, val_logs, trees, "validation")
-    yt, qt, pt, rows = _predict(ens, first, test_logs, trees, "test")
+    yv, qv, pv, _ = _predict(ens, first, val_logs, "validation")
+    yt, qt, pt, rows = _predict(ens, first, test_logs, "test")
     y = np.concatenate([yv, yt])
     masks = {"validation": np.r_[np.isfinite(yv), np.zeros(yt.size, bool)],
              "test": np.r_[np.zeros(yv.size, bool), np.isfinite(yt)]}
     q = {k: {key: np.r_[qv[k][key], qt[k][key]] for key in qt[k]} for k in qt}
     scores = score_roles(yt, pt, {"test": np.isfinite(yt)})
-    seconds = {"transformer": float(sum(m["seconds"] for m in ens.info["members"])), **trees["seconds"]}
+    seconds = {**{k: v for k, v in first.fit_seconds_.items() if k != "transformer"},
+               "transformer": float(sum(m["seconds"] for m in ens.info["members"]))}
+    if "gradient boosting" in seconds:
+        seconds[BLEND] = seconds["transformer"] + seconds["gradient boosting"]
     metrics = _metrics(title, wm, ens, scores, coverage_summary(y, q, masks, ens), seconds, test_logs, attribution)
+    validated = score_roles(yv, pv, {"validation": np.isfinite(yv)})["validation"]
+    where = " and ".join([*(["the validation wells " + ", ".join(g.name for g in validation_wells)]
+                            if validation_wells else []),
+                          *([f"the interval {validation_depth[0]:g}-{validation_depth[1]:g} of the training wells"]
+                            if validation_depth is not None else [])])
+    metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
+                                               "log10 mD" if wm.log_target else "mD")
     metrics["seconds_total"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
     write_json(out / "config.json", {"title": title, "well_model": first.to_dict(), "model": first.model_.get_params(),
+                                     "baselines": first.baseline_settings(),
                                      "ensemble": {"members": len(ens), "seeds": ens.info["seeds"]},
                                      "train_wells": [g.name for g in train_logs],
                                      "validation_wells": [g.name for g in val_logs],
@@ -129,6 +140,7 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
     _figures(out, ens, test_logs[0], rows, metrics, boundary, title)
     for line in summary_lines(metrics):
         echo(line)
+    echo(metrics["recommendation"]["text"])
     if report:
         write_report(out, run_config_defaults())
     return metrics

@@ -12,6 +12,7 @@ from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
+from .baselines import BLEND
 
 __all__ = ["COLUMN", "evaluate_split", "metrics_by_well", "regression_metrics", "summarise_runs", "training_summary"]
 
@@ -60,15 +61,17 @@ def regression_metrics(y_true, y_pred) -> dict:
 COLUMN = {"transformer": "transformer", "LSTM": "lstm", "random forest": "random_forest",
           "random forest + context": "random_forest_context", "gradient boosting": "gradient_boosting",
           "gradient boosting + context": "gradient_boosting_context",
-          "porosity-permeability transform": "poro_perm_transform", "training mean": "training_mean"}
+          "porosity-permeability transform": "poro_perm_transform", "training mean": "training_mean",
+          BLEND: "transformer_boosting_blend"}
 
 
 def evaluate_split(wm, logs, split: str):
     """Predict every log of a split with every model; return (rows for predictions.csv, metrics per model).
 
     ``wm`` is a fitted :class:`~glassformer.wells.WellModel`.  Models, in this order: the
-    transformer, the LSTM (when ``wm`` has one), the porosity-permeability transform and the
-    training mean.  Metrics pool every depth of every log of the split.
+    transformer, the LSTM (when ``wm`` has one), the baselines (the tree ensembles when fitted, the
+    porosity-permeability transform, the training mean) and the blend of the transformer and the
+    gradient boosting (when both exist).  Metrics pool every depth of every log of the split.
     """
     frames, truth, preds = [], [], {}
     unit = "log10_mD" if wm.log_target else "mD"
@@ -78,8 +81,7 @@ def evaluate_split(wm, logs, split: str):
         for m in wm.input_names:
             frame[m] = g.curve(m)
         frame[f"{wm.target_name}_observed_{unit}"] = y
-        outputs = {name: wm.predict_log(g, model) for name, model in wm.models().items()}
-        outputs.update(wm.predict_baselines(g))
+        outputs = wm.predict_all(g)
         for name, p in outputs.items():
             frame[f"{COLUMN.get(name, name)}_{unit}"] = p
             preds.setdefault(name, []).append(p)

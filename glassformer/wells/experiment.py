@@ -27,10 +27,10 @@ from .checks import target_unit
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
 from .last_good import fit_or_keep_last_good
 from .model import WellModel, with_seed
+from .recommend import recommend_model
 from .seeds import fit_seeds
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
-from .tree_baselines import ensemble_settings_text
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 
@@ -96,6 +96,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
     metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    metrics["recommendation"] = recommend_model(fitted, train_logs, val_logs, _unit(fitted))
     span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
                            validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
     if span is not None:
@@ -116,6 +117,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     if len(metrics["per_well"]) > 1:
         echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
     echo(metrics["verdict"])
+    echo(metrics["recommendation"]["text"])
     for line in (metrics.get("validation_span") or {}).get("warnings", []):
         echo(f"warning: {line}")
     if report:
@@ -198,12 +200,12 @@ def _config(wm: WellModel, title, seeds, train_logs, test_logs, config, attribut
 
 
 def with_comparison_settings(cfg: dict, wm: WellModel, lstm, config, attribution) -> dict:
-    """``cfg`` completed with what a comparison run also records: the LSTM's parameters, the tree
-    ensembles' fixed settings, the caller's ``config`` and the data attribution."""
+    """``cfg`` completed with what a comparison run also records: the LSTM's parameters, every baseline's
+    definition beside its name (the blend's weights among them), the caller's ``config`` and the data
+    attribution."""
     if lstm is not None:
         cfg["lstm"] = lstm.get_params()
-    if wm.tree_baselines:
-        cfg["tree_baselines"] = ensemble_settings_text()
+    cfg["baselines"] = wm.baseline_settings()
     cfg.update(config or {})
     if attribution:
         cfg["attribution"] = attribution

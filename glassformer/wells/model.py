@@ -21,35 +21,40 @@ the sample index inside the window or the depth in the file's unit.
 
 from __future__ import annotations
 
-import inspect
 import time
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 
 from ..data.scaling import Log10Transform, MinMaxScaler, StandardScaler, scaler_from_dict
 from ..data import WellLog
 from ..data.windows import contiguous_runs, make_windows, stitch_windows
 from ..errors import DataFileError, InputError, ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
-from .baselines import PorosityPermeabilityTransform, TrainingMean
+from .baselines import BLEND, BLEND_WEIGHTS, MEAN, TRANSFORM, blend, blend_description, make_baselines
 from .checks import training_record
+from .model_folder import plain_spec, read_baselines, read_lstm_beside, read_model, spec_arguments
 from .splits import choose_validation, default_stride, small_data_warnings
-from .tree_baselines import tree_baselines
 
-__all__ = ["WellModel", "BASELINE_NAMES", "with_seed"]
+__all__ = ["WellModel", "BASELINE_NAMES", "BLEND", "with_seed"]
 
-#: Metadata format stored in ``model.json["extra"]["well_model"]``.
-WELL_MODEL_VERSION = 3
+#: Metadata format stored in ``model.json["extra"]["well_model"]`` (4: the whole specification and every
+#: baseline, the tree ensembles beside it as skops files).
+WELL_MODEL_VERSION = 4
 
 #: The baselines every prediction is reported beside, in table order.
-BASELINE_NAMES = ("porosity-permeability transform", "training mean")
+BASELINE_NAMES = (TRANSFORM, MEAN)
 
-
-class WellModel:
+class WellModel(BaseEstimator):
     """Windows, scaling, a window regressor and the baselines for per-depth regression on wells.
+
+    A scikit-learn estimator: ``__init__`` only stores its arguments, ``get_params`` /
+    ``set_params`` (nested, e.g. ``model__d_model``) and ``sklearn.base.clone`` work, and
+    :meth:`fit` checks the settings.  Its specification is ``get_params()``; :meth:`spec` writes
+    it as plain data (what a model folder, a fold, a seed and a sweep task carry) and
+    :meth:`from_spec` reads it back whole.
 
     Parameters
     ----------
@@ -90,7 +95,8 @@ class WellModel:
     ----------
     model_, lstm_ : the fitted regressors (``lstm_`` is None without ``lstm``)
     x_scaler_ : MinMaxScaler of the inputs; y_scaler_ : StandardScaler of the (log) target
-    baselines_ : dict name -> fitted baseline (:data:`BASELINE_NAMES`, then the tree baselines)
+    baselines_ : dict name -> fitted baseline of the registry (:func:`glassformer.wells.baselines.make_baselines`:
+        the tree ensembles when ``tree_baselines``, then :data:`BASELINE_NAMES`)
     training_data_ : dict
         Depth unit, sample step, each input's unit and training range
         (:func:`glassformer.wells.checks.training_record`): what predictions are checked against.
@@ -125,9 +131,29 @@ class WellModel:
         self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    def get_params(self) -> dict:
-        """The constructor's arguments (as scikit-learn's ``get_params(deep=False)``)."""
-        return {k: getattr(self, k) for k in inspect.signature(type(self).__init__).parameters if k != "self"}
+    # --- the specification: get_params(), as plain data ------------------------------------------
+    def spec(self) -> dict:
+        """The specification as plain data: ``get_params(deep=False)`` with each estimator as
+        ``{"class": name, "params": its get_params(deep=False)}`` (None stays None).
+
+        This is what a model folder, a cross-validation fold, a seed and a sweep task carry;
+        :meth:`from_spec` rebuilds the same unfitted model from it (``get_params`` equal).
+        """
+        return plain_spec(self.get_params(deep=False))
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "WellModel":
+        """The unfitted well model of :meth:`spec` (the inverse: ``from_spec(wm.spec()).spec() == wm.spec()``).
+
+        Raises
+        ------
+        ModelFileError
+            An estimator of a class this package does not define, or parameters that do not fit.
+        """
+        try:
+            return cls(**spec_arguments(spec))
+        except TypeError as exc:
+            raise ModelFileError(f"WellModel specification does not rebuild: {exc}") from None
 
     # --- settings, checked when used ------------------------------------------------------------
     @property
@@ -161,11 +187,6 @@ class WellModel:
         """The target of ``log`` in model units (log10 mD when ``log_target``), NaN = missing."""
         y = np.asarray(log.curve(self.target_name), dtype=np.float64)
         return self._log.transform(y) if self.log_target else y
-
-    def porosity_and_target(self, logs) -> tuple[np.ndarray, np.ndarray]:
-        """The first input (porosity) and the target in model units, concatenated over ``logs``."""
-        phi = np.concatenate([np.asarray(g.curve(self.input_names[0]), dtype=np.float64) for g in logs])
-        return phi, np.concatenate([self.target_values(g) for g in logs])
 
     def windows(self, log: WellLog, *, stride: int, with_target: bool, pad_last: bool) -> list:
         """Scaled windows of every gap-free input run of ``log``.
@@ -277,44 +298,61 @@ class WellModel:
         keep = np.isfinite(Y).any(axis=(1, 2))       # a window without any target teaches nothing
         return X[keep], Y[keep], P[keep]
 
+    def _tree_seed(self) -> int:
+        if self.random_state is not None:
+            return int(self.random_state)
+        return int((self.model if self.model is not None else SequenceRegressor()).random_state)
+
+    def unfitted_baselines(self) -> dict:
+        """The registry's baselines with this model's settings, unfitted: name -> baseline, in table order."""
+        return make_baselines(self.window, log_target=bool(self.log_target), floor_mD=float(self.floor_mD),
+                              random_state=self._tree_seed(), trees=bool(self.tree_baselines))
+
     def fit_baselines(self, train_logs) -> "WellModel":
-        """Fit the tree ensembles (when ``tree_baselines``), the porosity-permeability transform and the
-        training mean on ``train_logs``."""
+        """Fit every baseline of the registry (the tree ensembles when ``tree_baselines``, the
+        porosity-permeability transform, the training mean) on ``train_logs``, whole."""
+        parts = [(g.matrix(self.input_names), self.target_values(g)) for g in train_logs]
         seconds, fitted = {}, {}
-        if self.tree_baselines:
-            seed = self.random_state if self.random_state is not None else \
-                (self.model if self.model is not None else SequenceRegressor()).random_state
-            parts = [(g.matrix(self.input_names), self.target_values(g)) for g in train_logs]
-            for name, tb in tree_baselines(self.window, random_state=seed).items():
-                t0 = time.perf_counter()
-                fitted[name] = tb.fit(parts)
-                seconds[name] = time.perf_counter() - t0
-        phi, k = self.porosity_and_target(train_logs)
-        t0 = time.perf_counter()
-        ppt = PorosityPermeabilityTransform()
-        ppt = ppt.fit_log10(phi, k) if self.log_target else \
-            PorosityPermeabilityTransform(floor_mD=self.floor_mD).fit(phi, k)
-        seconds[BASELINE_NAMES[0]] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        mean = TrainingMean().fit(None, k)
-        seconds[BASELINE_NAMES[1]] = time.perf_counter() - t0
-        self.baselines_ = {**fitted, **dict(zip(BASELINE_NAMES, (ppt, mean)))}
+        for name, baseline in self.unfitted_baselines().items():
+            t0 = time.perf_counter()
+            fitted[name] = baseline.fit(parts)
+            seconds[name] = time.perf_counter() - t0
+        self.baselines_ = fitted
         self.fit_seconds_ = {**getattr(self, "fit_seconds_", {}), **seconds}
+        if all(n in self.fit_seconds_ for n in BLEND_WEIGHTS):   # the blend costs its members' fits
+            self.fit_seconds_[BLEND] = sum(self.fit_seconds_[n] for n in BLEND_WEIGHTS)
         return self
 
     # --- prediction ----------------------------------------------------------------------------
     def models(self) -> dict:
         """The fitted window regressors by name: ``{"transformer": ..., "LSTM": ...}`` (LSTM when trained)."""
-        out = {"transformer": self.model_}
+        out = {"transformer": self.model_} if getattr(self, "model_", None) is not None else {}
         if getattr(self, "lstm_", None) is not None:
             out["LSTM"] = self.lstm_
         return out
 
+    def model_names(self) -> list:
+        """Every model this fitted well model predicts with, in table order (networks, baselines, the blend)."""
+        names = [*self.models(), *self.baselines_]
+        return names + ([BLEND] if all(n in names for n in BLEND_WEIGHTS) else [])
+
+    def baseline_settings(self) -> dict:
+        """name -> the definition behind it, for every baseline and the blend: what a config and a report
+        write beside the name (fitted or not)."""
+        fitted = getattr(self, "baselines_", None)
+        out = {name: b.describe() for name, b in (fitted if fitted is not None else self.unfitted_baselines()).items()}
+        if all(n in out for n in BLEND_WEIGHTS if n != "transformer"):
+            out[BLEND] = blend_description()
+        return out
+
     def parameter_counts(self) -> dict:
-        """Trainable values per model: the networks' counts, the trees' leaves, 2 (slope, intercept), 1 (mean)."""
+        """Trainable values per model: the networks' counts, the trees' leaves, 2 (slope, intercept), 1 (mean);
+        the blend: its members' together."""
         out = {name: int(m.network_.num_parameters()) for name, m in self.models().items()}
         out.update({name: b.num_leaves() for name, b in self.baselines_.items() if hasattr(b, "num_leaves")})
-        out.update({BASELINE_NAMES[0]: 2, BASELINE_NAMES[1]: 1})
+        out.update({TRANSFORM: 2, MEAN: 1})
+        if all(n in out for n in BLEND_WEIGHTS):
+            out[BLEND] = int(sum(out[n] for n in BLEND_WEIGHTS))
         return out
 
     def predict_log(self, log: WellLog, model=None) -> np.ndarray:
@@ -333,13 +371,30 @@ class WellModel:
 
     def predict_baselines(self, log: WellLog) -> dict:
         """Each baseline's prediction per sample of ``log``, in model units (tree baselines first, when fitted)."""
-        phi = np.asarray(log.curve(self.input_names[0]), dtype=np.float64)
-        ppt, mean = (self.baselines_[name] for name in BASELINE_NAMES)
-        out = {name: b.predict(log.matrix(self.input_names)) for name, b in self.baselines_.items()
-               if name not in BASELINE_NAMES}
-        out.update({BASELINE_NAMES[0]: ppt.predict_log10(phi) if self.log_target else ppt.predict(phi),
-                    BASELINE_NAMES[1]: np.full(len(log), mean.mean_)})
-        return out
+        X = log.matrix(self.input_names)
+        return {name: b.predict(X) for name, b in self.baselines_.items()}
+
+    def predict_all(self, log: WellLog, names=None) -> dict:
+        """name -> prediction per sample of ``log`` (model units) for ``names`` (default :meth:`model_names`).
+
+        Raises
+        ------
+        InputError
+            A name this model does not have (the message lists those it has).
+        """
+        known = self.model_names()
+        names = known if names is None else list(names)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise InputError(f"no model named {', '.join(map(repr, unknown))} here; this run has: {', '.join(known)}")
+        need = set(names) | (set(BLEND_WEIGHTS) if BLEND in names else set())
+        out = {name: self.predict_log(log, m) for name, m in self.models().items() if name in need}
+        if need & set(self.baselines_):
+            X = log.matrix(self.input_names)
+            out.update({name: b.predict(X) for name, b in self.baselines_.items() if name in need})
+        if BLEND in need:
+            out[BLEND] = blend(out)
+        return {name: out[name] for name in names}
 
     def attention_window(self, log: WellLog):
         """``(A (T, T), depths (T,))``: layer-0 head-0 attention of the first window of ``log``, or (None, None)."""
@@ -351,60 +406,81 @@ class WellModel:
         return tr["layers.0.A"][0, 0], log.depth[idx[0]]
 
     # --- persistence ---------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        """The well model's settings and fitted scalers and baselines (JSON-able)."""
-        ppt, mean = (self.baselines_[name] for name in BASELINE_NAMES)
-        return {"well_model_version": WELL_MODEL_VERSION, "inputs": self.input_names, "target": self.target_name,
+    def to_dict(self, baselines: dict | None = None) -> dict:
+        """The specification (:meth:`spec`, whole), the fitted scalers, the training record and the
+        baselines' records (JSON-able).  ``baselines``: the records :meth:`save` wrote (default: the
+        transform and the mean only, which need no file)."""
+        if baselines is None:
+            baselines = {name: b.save(None) for name, b in self.baselines_.items() if name in BASELINE_NAMES}
+        return {"well_model_version": WELL_MODEL_VERSION, "spec": self.spec(),
+                "inputs": self.input_names, "target": self.target_name,
                 "log_target": bool(self.log_target), "floor_mD": float(self.floor_mD), "window": int(self.window),
                 "stride": self.stride, "positions": self.positions,
                 "x_scaler": self.x_scaler_.to_dict(), "y_scaler": self.y_scaler_.to_dict(),
-                "baseline_ppt": {"slope": ppt.slope_, "intercept": ppt.intercept_}, "baseline_mean": mean.mean_,
+                "baselines": baselines, "baseline_settings": self.baseline_settings(),
                 "training_data": getattr(self, "training_data_", None),
                 "validation": getattr(self, "validation_", None)}
 
     def save(self, directory, overwrite: bool = True) -> Path:
-        """Save the transformer with the well model's metadata into ``directory`` (and the LSTM beside it,
-        in ``<directory>_lstm``, when one was trained)."""
-        path = self.model_.save(directory, overwrite=overwrite, extra={"well_model": self.to_dict()})
+        """Save the transformer with the well model's metadata into ``directory``, every baseline with it
+        (the tree ensembles as skops files named by their content, the others in the metadata), and
+        the LSTM beside it, in ``<directory>_lstm``, when one was trained.  Nothing is pickled.
+
+        The tree files are written first under new names and ``model.json`` last, so a save that dies
+        halfway leaves the previous model as it was (the new files are removed again); files of an
+        earlier save that the new ``model.json`` no longer names are removed after it is written.
+        """
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        before = set(folder.glob("*.skops"))
+        try:
+            records = {name: b.save(folder) for name, b in self.baselines_.items()}
+            meta = {"well_model": self.to_dict(records)}
+            path = self.model_.save(directory, overwrite=overwrite, extra=meta)
+        except BaseException:
+            for f in set(folder.glob("*.skops")) - before:
+                f.unlink(missing_ok=True)
+            raise
+        named = {r["file"] for r in records.values() if "file" in r}
+        for f in before:
+            if f.name not in named:
+                f.unlink(missing_ok=True)
         if self.lstm_ is not None:
-            folder = Path(directory)
-            self.lstm_.save(folder.with_name(folder.name + "_lstm"), overwrite=overwrite,
-                            extra={"well_model": self.to_dict()})
+            self.lstm_.save(folder.with_name(folder.name + "_lstm"), overwrite=overwrite, extra=meta)
         return path
 
     @classmethod
     def load(cls, directory) -> "WellModel":
-        """Rebuild a well model saved by :meth:`save` (a run folder or its ``model/`` sub-folder).
+        """Rebuild a well model saved by :meth:`save` (a run folder or its ``model/`` sub-folder): its
+        whole specification, the transformer, every baseline saved with it and the LSTM beside it.
 
         Raises
         ------
         ModelFileError
-            No model there, or a model saved without the well model's metadata.
+            No model there, a model saved without the well model's metadata, or a baseline file that
+            is missing, damaged or holds a type that is not trusted (nothing is unpickled).
         """
-        model = SequenceRegressor.load(directory)
-        meta = (getattr(model, "extra_", None) or {})
-        meta = meta.get("well_model") or meta.get("pipeline")       # "pipeline": glassformer 0.1's name
-        if not meta:
-            raise ModelFileError(f"{directory}: the model has no well-model metadata (inputs, scalers); "
-                                 "it was not written by `glassformer train`")
-        wm = cls(meta["inputs"], meta["target"], log_target=meta["log_target"], window=meta["window"],
-                 stride=meta["stride"], positions=meta["positions"], model=clone(model),
-                 floor_mD=meta.get("floor_mD", 1e-3))
+        model, meta = read_model(directory)
+        if "spec" in meta:
+            wm = cls.from_spec(meta["spec"])
+        else:                                         # saved before the specification was recorded whole
+            wm = cls(meta["inputs"], meta["target"], log_target=meta["log_target"], window=meta["window"],
+                     stride=meta["stride"], positions=meta["positions"], model=clone(model),
+                     floor_mD=meta.get("floor_mD", 1e-3))
         wm.model_ = model
-        wm.lstm_ = None
         wm.x_scaler_, wm.y_scaler_ = scaler_from_dict(meta["x_scaler"]), scaler_from_dict(meta["y_scaler"])
-        ppt = PorosityPermeabilityTransform()
-        ppt.slope_, ppt.intercept_ = meta["baseline_ppt"]["slope"], meta["baseline_ppt"]["intercept"]
-        mean = TrainingMean()
-        mean.mean_ = meta["baseline_mean"]
-        wm.baselines_ = dict(zip(BASELINE_NAMES, (ppt, mean)))
+        wm.baselines_ = read_baselines(meta, directory)
         wm.training_data_ = meta.get("training_data")       # None for models saved before it was recorded
         wm.validation_ = meta.get("validation")
+        wm.lstm_ = read_lstm_beside(directory)
         return wm
 
 
 def with_seed(wm: WellModel, seed: int) -> WellModel:
-    """An unfitted copy of ``wm`` whose transformer, LSTM and tree ensembles all draw from ``seed``."""
-    model = clone(wm.model if wm.model is not None else SequenceRegressor()).set_params(random_state=seed)
-    lstm = None if wm.lstm is None else clone(wm.lstm).set_params(random_state=seed)
-    return WellModel(**{**wm.get_params(), "model": model, "lstm": lstm, "random_state": seed})
+    """An unfitted copy of ``wm`` (``sklearn.base.clone``) whose transformer, LSTM and tree ensembles all draw
+    from ``seed``."""
+    out = clone(wm)
+    if out.model is None:
+        out.set_params(model=SequenceRegressor())
+    out.set_params(random_state=seed, model__random_state=seed)
+    return out.set_params(lstm__random_state=seed) if out.lstm is not None else out

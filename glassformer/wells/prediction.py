@@ -32,22 +32,26 @@ import pandas as pd
 from .. import io
 from ..data import describe_use, read_well, state_units, with_requested_names, write_las
 from ..errors import InputError, ShapeError
+from .baselines import BLEND, blend
 from .checks import STEP_TOLERANCE, check_inputs, target_unit
 from .ensemble import DeepEnsemble, find_ensemble
+from .evaluation import COLUMN
 from .model import WellModel
 from .resample import interpolate_onto, resample_log
 
-__all__ = ["OUTPUT_FORMATS", "add_flags", "load_predictor", "manifest_row", "predict_file", "prediction_curves", "quantile_columns",
-           "write_prediction"]
+__all__ = ["OUTPUT_FORMATS", "add_flags", "load_predictor", "manifest_row", "model_predictions", "predict_file",
+           "prediction_curves", "quantile_columns", "write_prediction"]
 
 #: Output file formats, by suffix.
 OUTPUT_FORMATS = ("las", "csv")
 
 
-def load_predictor(model_dir) -> tuple:
+def load_predictor(model_dir, *, every_model: bool = False) -> tuple:
     """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble, the ensemble (else None).
 
-    ``wm`` is the ensemble's first member then (names, units, scalers are the members' own).
+    ``wm`` is the ensemble's first member then (names, units, scalers are the members' own); with
+    ``every_model`` it carries every baseline the run saved in its ``model/`` folder (the tree
+    ensembles among them), fitted on the same training data as the members.
 
     Raises
     ------
@@ -58,10 +62,39 @@ def load_predictor(model_dir) -> tuple:
     if found is None:
         return WellModel.load(model_dir), None
     ensemble = DeepEnsemble.load(found.parent)
+    run_model = Path(model_dir) / "model"
+    if every_model and (run_model / "model.json").is_file():
+        ensemble.first.baselines_ = WellModel.load(run_model).baselines_
     return ensemble.first, ensemble
 
 
-def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -> tuple[dict, dict, dict]:
+def model_predictions(wm, log, names=None, ensemble=None) -> dict:
+    """name -> prediction per sample of ``log`` in model units, for ``names`` (default: every model of the run).
+
+    For a deep ensemble the transformer is the ensemble's P50 and the blend mixes that P50, as in
+    the run's own tables.
+
+    Raises
+    ------
+    InputError
+        A name the run has no model for (the message lists those it has).
+    """
+    names = wm.model_names() if names is None else list(names)
+    if ensemble is None:
+        return wm.predict_all(log, names)
+    own = [n for n in names if n not in ("transformer", BLEND)]
+    if BLEND in names and "gradient boosting" not in own:
+        own.append("gradient boosting")
+    out = wm.predict_all(log, own)
+    if "transformer" in names or BLEND in names:
+        out["transformer"] = ensemble.predict_quantiles(log)["P50"]
+    if BLEND in names:
+        out[BLEND] = blend(out)
+    return {name: out[name] for name in names}
+
+
+def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None, *, use: str | None = None,
+                      every: bool = False) -> tuple[dict, dict, dict]:
     """The columns an output file holds for ``log``: ``({name: (n_samples,) array}, {name: unit}, {name: text})``.
 
     Parameters
@@ -74,6 +107,13 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -
         Samples whose inputs lie outside the training range; written as ``<TARGET>_OOR`` (1/0).
     ensemble : DeepEnsemble, optional
         Predict its P50 and add its P10/P50/P90 (see :func:`load_predictor`).
+    use : str, optional
+        The model whose prediction ``<TARGET>_PRED`` holds, by its name in the run's tables
+        (e.g. ``"gradient boosting"``); default the transformer (an ensemble's P50).  The curve
+        descriptions name it; an ensemble's quantiles are written only for the transformer.
+    every : bool, default False
+        Add one ``<TARGET>_PRED_<MODEL>`` curve per model of the run (``_LOG10`` beside each for a
+        log target), e.g. ``KLOGH_PRED_GRADIENT_BOOSTING``.
 
     Returns
     -------
@@ -90,22 +130,42 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None) -
     ShapeError
         ``flags`` is not of shape ``(n_samples,)``.
     """
-    quantiles = ensemble.predict_quantiles(log) if ensemble is not None else None
-    pred = quantiles["P50"] if quantiles is not None else wm.predict_log(log)      # (n_samples,), model units
+    default = use is None or (use == "transformer" and ensemble is not None)
+    quantiles = ensemble.predict_quantiles(log) if ensemble is not None and default else None
+    if default:
+        pred = quantiles["P50"] if quantiles is not None else wm.predict_log(log)      # (n_samples,), model units
+    else:
+        pred = model_predictions(wm, log, [use], ensemble)[use]
     name = f"{wm.target_name}_PRED"
     cols, units, about = {"DEPTH": log.depth}, {"DEPTH": log.depth_unit}, {}
-    unit = target_unit(getattr(wm, "training_data_", None))          # the target file's unit (mD for permeability)
-    if wm.log_target:
-        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, target_unit(wm.training_data_, log10=True)
-        cols[name] = np.power(10.0, pred)
-    else:
-        cols[name] = pred
-    units[name] = unit
+    _add_prediction(cols, units, name, pred, wm)
+    if use is not None:
+        about = {k: f"glassformer prediction, model {use}" for k in cols if k != "DEPTH"}
     if quantiles is not None:
         cols, units, about = quantile_columns(cols, units, wm, quantiles, ensemble)
+        if use is not None:
+            about.update({k: f"glassformer prediction, model {use} (the P50 of an ensemble of {len(ensemble)})"
+                          for k in (name, f"{name}_LOG10") if k in cols})
+    if every:
+        for model, values in model_predictions(wm, log, None, ensemble).items():
+            column = f"{name}_{COLUMN.get(model, model).upper()}"
+            added = _add_prediction(cols, units, column, values, wm)
+            about.update({k: f"glassformer prediction, model {model}" for k in added})
     if flags is not None:
         add_flags(cols, units, about, wm, log, flags)
     return cols, units, about
+
+
+def _add_prediction(cols: dict, units: dict, name: str, pred: np.ndarray, wm) -> list:
+    """Put ``pred`` (model units) into ``cols`` as ``name`` in the target file's unit (mD for permeability), and
+    as ``name_LOG10`` for a log target; returns the names added."""
+    record = getattr(wm, "training_data_", None)
+    if wm.log_target:
+        cols[f"{name}_LOG10"], units[f"{name}_LOG10"] = pred, target_unit(record, log10=True)
+        cols[name], units[name] = np.power(10.0, pred), target_unit(record)
+        return [f"{name}_LOG10", name]
+    cols[name], units[name] = pred, target_unit(record)
+    return [name]
 
 
 def add_flags(cols: dict, units: dict, about: dict, wm, log, flags) -> None:
@@ -198,7 +258,7 @@ def manifest_row(path, out, *, well: str = "", samples=None, predicted=None, fla
 def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None, overwrite: bool = False,
                  flag_samples: Callable | None = None, check: bool = True, aliases=(),
                  depth_unit: str | None = None, on_check: Callable | None = None, reading: dict | None = None,
-                 resample: bool = False, keep: str = "all") -> dict:
+                 resample: bool = False, keep: str = "all", use: str | None = None, every: bool = False) -> dict:
     """Predict the target log of one well file with a saved model and write it to ``out_path``.
 
     Parameters
@@ -242,6 +302,7 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         onto the file's depths (a note says so).
     keep : {"all", "inputs"}, default "all"
         The curves of the well a LAS output keeps beside the predictions.
+    use, every : see :func:`prediction_curves` (``--use NAME``, ``--all``).
 
     Returns
     -------
@@ -271,7 +332,10 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         raise InputError(f"{out}: already exists; pass overwrite=True (--overwrite) to replace it")
     if out.suffix.lower().lstrip(".") not in OUTPUT_FORMATS:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
-    wm, ensemble = load_predictor(model_dir)
+    wm, ensemble = load_predictor(model_dir, every_model=bool(use or every))
+    if use is not None and use not in wm.model_names():
+        raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
+                         f"{', '.join(wm.model_names())}")
     reading = dict(reading or {})
     units = reading.pop("units", None)
     log = state_units(read_well(path, **reading), units)
@@ -289,9 +353,9 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
     if grid is None:
-        cols, units, about = prediction_curves(wm, used, flags, ensemble)
+        cols, units, about = prediction_curves(wm, used, flags, ensemble, use=use, every=every)
     else:                                 # predicted on the model's step, put back onto the file's depths
-        cols, units, about = prediction_curves(wm, grid, None, ensemble)
+        cols, units, about = prediction_curves(wm, grid, None, ensemble, use=use, every=every)
         cols = {k: (used.depth if k == "DEPTH" else interpolate_onto(grid.depth, v, used.depth)) for k, v in cols.items()}
         if flags is not None:
             add_flags(cols, units, about, wm, used, flags)
@@ -299,7 +363,8 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     if not predicted.any():
         _nothing_to_predict(wm, used, path, depth_range)
     cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
-    write_prediction(out, wm, log, cols, units, getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
+    write_prediction(out, wm, log, cols, units,
+                     use or getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
                      about, notes=[f"glassformer predict: {line}" for line in header], keep=keep,
                      counts=f"glassformer predict: {found.summary(wm.target_name)}" if found is not None else None)
     return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),

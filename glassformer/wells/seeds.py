@@ -17,51 +17,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
-from sklearn.base import clone
-
-from ..models import LSTMRegressor, SequenceRegressor
 from .evaluation import evaluate_split
 from .last_good import fit_or_keep_last_good
 from .model import WellModel, with_seed
 
-__all__ = ["fit_seed", "fit_seeds", "load_fitted", "model_from_spec", "model_spec"]
-
-
-def model_spec(wm) -> dict:
-    """The settings of an unfitted :class:`~glassformer.wells.WellModel` as plain data (dicts, lists, numbers)."""
-    return {"inputs": list(wm.input_names), "target": wm.target_name, "log_target": bool(wm.log_target),
-            "window": int(wm.window), "stride": wm.stride, "positions": wm.positions, "floor_mD": float(wm.floor_mD),
-            "tree_baselines": bool(wm.tree_baselines), "validation": wm.validation,
-            "validation_fraction": float(wm.validation_fraction),
-            "model": None if wm.model is None else wm.model.get_params(deep=False),
-            "lstm": None if wm.lstm is None else wm.lstm.get_params(deep=False)}
-
-
-def model_from_spec(spec: dict):
-    """The unfitted :class:`~glassformer.wells.WellModel` that :func:`model_spec` describes."""
-    return WellModel(spec["inputs"], spec["target"], log_target=spec["log_target"], window=spec["window"],
-                     stride=spec["stride"], positions=spec["positions"], floor_mD=spec["floor_mD"],
-                     tree_baselines=spec.get("tree_baselines", True), validation=spec.get("validation", "deepest"),
-                     validation_fraction=spec.get("validation_fraction", 0.1),
-                     model=None if spec["model"] is None else SequenceRegressor(**spec["model"]),
-                     lstm=None if spec["lstm"] is None else LSTMRegressor(**spec["lstm"]))
+__all__ = ["fit_seed", "fit_seeds", "load_fitted"]
 
 
 def load_fitted(model_dir):
-    """A fitted well model from its folder, with the LSTM saved beside it (``<model_dir>_lstm``) when there is one.
+    """A fitted well model from its folder, with the LSTM saved beside it (``<model_dir>_lstm``) when there is one
+    (:meth:`WellModel.load <glassformer.wells.WellModel.load>`).
 
     Raises
     ------
     ModelFileError
-        No readable model in ``model_dir`` (or a damaged LSTM beside it).
+        No readable model in ``model_dir`` (or a damaged LSTM or baseline beside it).
     """
-    wm = WellModel.load(model_dir)
-    folder = Path(model_dir)
-    lstm_dir = folder.with_name(folder.name + "_lstm")
-    if (lstm_dir / "model.npz").is_file():
-        wm.lstm_ = LSTMRegressor.load(lstm_dir)
-        wm.lstm = clone(wm.lstm_)
-    return wm
+    return WellModel.load(model_dir)
 
 
 def fit_seed(task: dict) -> dict:
@@ -70,7 +42,7 @@ def fit_seed(task: dict) -> dict:
     Parameters
     ----------
     task : dict
-        ``spec`` (:func:`model_spec`), ``seed`` (int), ``train`` and ``test`` (lists of
+        ``spec`` (:meth:`WellModel.spec <glassformer.wells.WellModel.spec>`), ``seed`` (int), ``train`` and ``test`` (lists of
         :class:`~glassformer.data.WellLog`, cut to their intervals), optional ``val`` (validation
         logs for the networks' early stopping), ``model_dir`` (folder to save
         the fitted model into), ``rows`` (bool: return the per-depth predictions) and
@@ -89,7 +61,7 @@ def fit_seed(task: dict) -> dict:
     DivergenceError
         Training diverged.
     """
-    fitted = with_seed(model_from_spec(task["spec"]), int(task["seed"]))
+    fitted = with_seed(WellModel.from_spec(task["spec"]), int(task["seed"]))
     if task.get("keep_last_good"):
         fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), (), task.get("val"))
     else:
@@ -107,9 +79,10 @@ def seed_tasks(wm, train_logs: Sequence, test_logs: Sequence, seeds: Sequence[in
                quiet: bool = False, val_logs: Sequence = ()) -> list[dict]:
     """The :func:`fit_seed` tasks of a run folder ``out``: the first seed into ``out/model``, the others
     into ``out/seeds/seed_<seed>/model``; ``quiet`` switches the networks' progress bars off."""
-    spec = model_spec(wm)
+    spec = wm.spec()
     if quiet:
-        spec = {**spec, **{k: {**spec[k], "progress": False} for k in ("model", "lstm") if spec[k] is not None}}
+        spec = {**spec, **{k: {**spec[k], "params": {**spec[k]["params"], "progress": False}}
+                           for k in ("model", "lstm") if spec[k] is not None}}
     out = Path(out)
     return [{"spec": spec, "seed": int(seed), "train": list(train_logs), "test": list(test_logs),
              "val": list(val_logs),

@@ -27,12 +27,14 @@ import pandas as pd
 
 from .. import io
 from ..errors import InputError
+from ..models import SequenceRegressor
 from ..parallel import SerialEngine
 from ..plots import save_figure
 from ..plots.sweep import plot_sweep
 from ..runs import close_figure, prepare_run_dir, write_csv, write_json
 from .evaluation import evaluate_split
-from .seeds import load_fitted, model_from_spec, model_spec
+from .model import WellModel
+from .seeds import load_fitted
 from .tables import _num
 
 __all__ = ["GRID_KEYS", "finish_sweep", "fit_setting", "format_sweep_table", "run_sweep", "score_chosen",
@@ -103,12 +105,15 @@ def setting_folder(s: dict) -> str:
     return "_".join(f"{_SHORT[k]}{s[k]:g}" if k == "lr" else f"{_SHORT[k]}{s[k]}" for k in GRID_KEYS)
 
 
-def _setting_spec(spec: dict, s: dict) -> dict:
-    model = dict(spec["model"] or {})
-    model.update(d_model=s["d_model"], num_heads=s["num_heads"], num_layers=s["num_layers"], lr=s["lr"])
-    if model.get("positional") == "learned":           # one learned vector per position 1..window
-        model["positional_options"] = {**(model.get("positional_options") or {}), "max_len": s["window"] + 1}
-    return {**spec, "window": s["window"], "model": model}
+def _setting_model(spec: dict, s: dict):
+    """The unfitted well model of ``spec`` (:meth:`WellModel.spec`) with the setting ``s`` set on it."""
+    wm = WellModel.from_spec(spec)
+    if wm.model is None:
+        wm.set_params(model=SequenceRegressor())
+    wm.set_params(window=s["window"], **{f"model__{k}": s[k] for k in ("d_model", "num_heads", "num_layers", "lr")})
+    if wm.model.positional == "learned":           # one learned vector per position 1..window
+        wm.set_params(model__positional_options={**(wm.model.positional_options or {}), "max_len": s["window"] + 1})
+    return wm
 
 
 def fit_setting(task: dict) -> dict:
@@ -117,7 +122,7 @@ def fit_setting(task: dict) -> dict:
     Parameters
     ----------
     task : dict
-        ``spec`` (:func:`glassformer.wells.seeds.model_spec` of the base model), ``setting`` (one
+        ``spec`` (:meth:`WellModel.spec` of the base model), ``setting`` (one
         dict of :func:`setting_grid`), ``train`` and ``val`` (lists of
         :class:`~glassformer.data.WellLog`, cut to their intervals) and ``model_dir``.
 
@@ -128,7 +133,7 @@ def fit_setting(task: dict) -> dict:
         ``parameters`` (transformer), ``epochs_run``, ``fit_s`` (transformer fit time, s) and
         ``model_dir``.
     """
-    wm = model_from_spec(_setting_spec(task["spec"], task["setting"])).fit(task["train"])
+    wm = _setting_model(task["spec"], task["setting"]).fit(task["train"])
     _, val_metrics = evaluate_split(wm, task["val"], "validation")
     _, train_metrics = evaluate_split(wm, task["train"], "train")
     wm.save(task["model_dir"], overwrite=True)
@@ -181,7 +186,7 @@ def run_sweep(out, train_logs: Sequence, val_logs: Sequence, wm, grid: dict, *, 
     settings, skipped = setting_grid(grid)
     out = prepare_run_dir(out, overwrite=True)
     engine = engine if engine is not None else SerialEngine()
-    spec = model_spec(wm)
+    spec = wm.spec()
     tasks = [{"spec": spec, "setting": s, "train": list(train_logs), "val": list(val_logs),
               "model_dir": str(out / "settings" / setting_folder(s) / "model")} for s in settings]
     echo(f"Sweeping {len(settings)} setting(s) on {engine.describe()}")
@@ -234,7 +239,7 @@ def score_chosen(out, result: dict, test_logs: Sequence) -> dict:
     row = result["rows"][result["chosen"]]
     source = Path(row["model_dir"])
     for folder in (source, source.with_name(source.name + "_lstm")):
-        for f in sorted(folder.glob("model.*")) if folder.is_dir() else ():
+        for f in sorted([*folder.glob("model.*"), *folder.glob("*.skops")]) if folder.is_dir() else ():
             target = Path(out) / ("model" if folder == source else "model_lstm") / f.name
             target.parent.mkdir(parents=True, exist_ok=True)
             io.atomic_write_bytes(target, f.read_bytes())

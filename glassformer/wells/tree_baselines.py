@@ -31,16 +31,21 @@ same numbers on any machine, and no oversubscription of a shared one).
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from sklearn import ensemble as sk
+import skops.io
 from threadpoolctl import threadpool_limits
 
 from ..data.windows import contiguous_runs
-from ..errors import InputError, NotReadyError
+from ..errors import InputError, ModelFileError, NotReadyError
+from ..io import atomic_write_bytes
 
-__all__ = ["ENSEMBLE_SETTINGS", "TREE_BASELINE_NAMES", "TreeBaseline", "ensemble_settings_text", "rolling_context",
-           "tree_baselines"]
+__all__ = ["ENSEMBLE_SETTINGS", "NEIGHBOURS", "TREE_BASELINE_NAMES", "TreeBaseline", "context_features",
+           "ensemble_settings_text", "rolling_context", "tree_baselines"]
 
 #: The fixed settings of each ensemble (scikit-learn estimator name, keyword arguments).
 ENSEMBLE_SETTINGS = {
@@ -50,6 +55,9 @@ ENSEMBLE_SETTINGS = {
                                                             "early_stopping": False}),
 }
 
+#: The types a saved tree ensemble may hold beyond those skops trusts by default: the fitted trees of
+#: each ensemble.  Anything else in a file is refused (skops never unpickles).
+TRUSTED_TYPES = ["sklearn.tree._tree.Tree", "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor"]
 
 
 def ensemble_settings_text() -> dict:
@@ -96,6 +104,28 @@ def rolling_context(X, window: int) -> np.ndarray:
         out[a:b, k:2 * k] = rolling.mean().to_numpy()
         out[a:b, 2 * k:] = np.sqrt(np.maximum(rolling.var(ddof=0).to_numpy(), 0.0))  # round-off can dip below 0
     return out
+
+
+#: Samples on either side of a depth whose inputs :func:`context_features` adds (0.6 m at a half-foot step).
+NEIGHBOURS = 4
+
+
+def context_features(log, inputs, context: int = NEIGHBOURS) -> np.ndarray:
+    """Inputs at each depth and its ``context`` neighbours either side: ``(n_samples, n_inputs * (2 context + 1))``.
+
+    Column ``j * n_inputs + i`` holds input ``i`` at offset ``j - context`` samples (NaN off the log).
+    The features of the core run's quantile baseline (the registry's trees use :func:`rolling_context`).
+    """
+    X = log.matrix(list(inputs)).astype(np.float64)                       # (n, n_inputs)
+    n = X.shape[0]
+    cols = []
+    for offset in range(-context, context + 1):
+        shifted = np.full_like(X, np.nan)                                  # (n, n_inputs)
+        src = slice(max(0, offset), n + min(0, offset))
+        dst = slice(max(0, -offset), n - max(0, offset))
+        shifted[dst] = X[src]
+        cols.append(shifted)
+    return np.concatenate(cols, axis=1)                                    # (n, n_inputs * (2c + 1))
 
 
 class TreeBaseline:
@@ -173,6 +203,62 @@ class TreeBaseline:
             with threadpool_limits(limits=self.n_jobs):
                 out[ok] = self.estimator_.predict(F[ok])
         return out
+
+    def describe(self) -> str:
+        """The definition behind the name: the scikit-learn call and, with context, its features (the seed is a
+        run's, recorded with the run, not part of the definition)."""
+        text = ensemble_settings_text()[self.ensemble]
+        if self.context_window:
+            text += (f" on each input with its rolling mean and sd over {self.context_window} samples "
+                     "(centred, inside gap-free runs)")
+        return text
+
+    def save(self, folder) -> dict:
+        """Write the fitted ensemble to ``folder/<name>.<digest>.skops`` (skops, no pickle); returns its JSON record.
+
+        The file is named by its content (the first 12 hex digits of its SHA-256), so a new save never
+        replaces the file an earlier, still valid ``model.json`` points to.
+        """
+        if not hasattr(self, "estimator_"):
+            raise NotReadyError(f"{self.name}: call fit() first")
+        data = skops.io.dumps(self.estimator_)
+        digest = hashlib.sha256(data).hexdigest()
+        file = f"{self.name.replace(' + ', '_').replace(' ', '_')}.{digest[:12]}.skops"
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(Path(folder) / file, data)
+        return {"kind": "tree", "ensemble": self.ensemble, "context_window": self.context_window,
+                "random_state": self.random_state, "n": self.n_, "file": file, "sha256": digest}
+
+    @classmethod
+    def load(cls, record: dict, folder) -> "TreeBaseline":
+        """The baseline :meth:`save` wrote; only :data:`TRUSTED_TYPES` beyond skops' own are accepted.
+
+        Raises
+        ------
+        ModelFileError
+            The file is missing, unreadable, or holds a type that is not trusted.
+        """
+        path = Path(folder) / record["file"]
+        tb = cls(record["ensemble"], record["context_window"], random_state=record["random_state"])
+        try:
+            data = path.read_bytes()
+            if record.get("sha256") and hashlib.sha256(data).hexdigest() != record["sha256"]:
+                raise ModelFileError(f"{path}: its content is not what was saved (checksum differs); refused, "
+                                     "nothing was loaded")
+            untrusted = [t for t in skops.io.get_untrusted_types(data=data) if t not in TRUSTED_TYPES]
+            if untrusted:
+                raise ModelFileError(f"{path}: holds types that are not trusted ({', '.join(untrusted)}); "
+                                     "refused, nothing was loaded")
+            tb.estimator_ = skops.io.loads(data, trusted=TRUSTED_TYPES)
+        except ModelFileError:
+            raise
+        except Exception as exc:                     # skops raises many kinds on a damaged file
+            raise ModelFileError(f"{path}: not a readable {tb.name} ({type(exc).__name__}: {exc})") from None
+        expected = getattr(sk, ENSEMBLE_SETTINGS[tb.ensemble][0])
+        if not isinstance(tb.estimator_, expected):
+            raise ModelFileError(f"{path}: holds a {type(tb.estimator_).__name__}, not a {expected.__name__}")
+        tb.n_ = int(record.get("n", 0))
+        return tb
 
     def num_leaves(self) -> int:
         """Fitted values (leaves) over all trees: the ensemble's counterpart of a network's parameters."""

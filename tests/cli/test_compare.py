@@ -21,6 +21,7 @@ from glassformer.wells import seed_list
 F11B = "15_9-F11B_WLC_PETRO_COMPUTED_OUTPUT_1.LAS"
 MODELS = {"transformer", "LSTM", "porosity-permeability transform", "training mean"}
 TREES = {"random forest", "random forest + context", "gradient boosting", "gradient boosting + context"}
+BLEND = "transformer/boosting blend"
 
 
 def test_seed_list():
@@ -52,7 +53,7 @@ def test_compare_command_on_a_real_volve_well(shared_data, tmp_path):
     assert rc == 0
     metrics = json.loads((out / "metrics.json").read_text())
     comp = metrics["comparison"]
-    assert comp["seeds"] == [42, 0] and set(comp["table"]) == MODELS | TREES
+    assert comp["seeds"] == [42, 0] and set(comp["table"]) == MODELS | TREES | {BLEND}
     for name, row in comp["table"].items():
         for key in ("rmse", "mae", "r2", "train_s"):
             assert isinstance(row[key], float) and math.isfinite(row[key]), (name, key)
@@ -62,7 +63,7 @@ def test_compare_command_on_a_real_volve_well(shared_data, tmp_path):
     assert comp["table"]["LSTM"]["parameters"] == 2 * (16 * 3 + 16 * 4 + 32) + 9
     # two seeds: the networks have a spread, the deterministic baselines none
     assert comp["table"]["LSTM"]["rmse_sd"] > 0 and comp["table"]["training mean"]["rmse_sd"] == 0
-    assert set(metrics["baselines"]) == (MODELS | TREES) - {"transformer"}
+    assert set(metrics["baselines"]) == (MODELS | TREES | {BLEND}) - {"transformer"}
     for name in ("report.html", "figures/prediction_vs_depth.png", "model/model.npz", "model_lstm/model.npz"):
         assert (out / name).is_file(), name
     html = (out / "report.html").read_text()

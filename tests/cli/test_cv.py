@@ -24,7 +24,8 @@ FILES = {"15/9-F-11 B": "15_9-F11B_WLC_PETRO_COMPUTED_OUTPUT_1.LAS",
          "15/9-F-1 B": "15_9-F-1B_WLC_PETRO_COMPUTED_OUTPUT_1.LAS"}
 F11B_PART = (3351.6, 3700.0)
 MODELS = {"transformer", "LSTM", "random forest", "random forest + context", "gradient boosting",
-          "gradient boosting + context", "porosity-permeability transform", "training mean"}
+          "gradient boosting + context", "porosity-permeability transform", "training mean",
+          "transformer/boosting blend"}
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,8 @@ def test_train_writes_a_complete_run_folder(trained_run):
             assert isinstance(m[key], float) and math.isfinite(m[key]), (name, key)
         assert m["n"] == 1000                  # 3700.1 .. 3800.0 m at 0.1 m: the 3700 m sample stays in training
     assert set(metrics["baselines"]) == {"porosity-permeability transform", "training mean", "random forest",
-                                         "random forest + context", "gradient boosting", "gradient boosting + context"}
+                                         "random forest + context", "gradient boosting", "gradient boosting + context",
+                                         "transformer/boosting blend"}
     assert "Equinor" in metrics["attribution"]
     rows = pd.read_csv(out / "predictions.csv")
     test = rows[rows["split"] == "test"]

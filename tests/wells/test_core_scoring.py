@@ -11,7 +11,7 @@ from glassformer.data import CoreTable, WellLog
 from glassformer.wells import WellModel, prepare_core_well, split_cores
 from glassformer.wells.core_scoring import baseline_predictions, score_roles
 from glassformer.wells.ensemble import prepare
-from glassformer.wells.trees import context_features
+from glassformer.wells.tree_baselines import TREE_BASELINE_NAMES, context_features
 
 
 def test_scores_use_only_the_plugs_of_the_role():
@@ -63,7 +63,7 @@ def test_core_transform_is_fitted_on_core_pairs_and_applied_to_log_porosity_as_a
     np.testing.assert_allclose(preds["training mean"], train.mean())
     expected_klogh = np.r_[-3.0, 6 * phi[1:]]                     # KLOGH 0 mD -> the 0.001 mD floor
     np.testing.assert_allclose(preds["KLOGH (log-derived)"], expected_klogh, atol=1e-12)
-    assert set(preds) == {"random forest", "gradient boosting", "core poro-perm transform",
+    assert set(preds) == {*TREE_BASELINE_NAMES, "core poro-perm transform",     # the registry's four trees
                           "log poro-perm transform", "KLOGH (log-derived)", "training mean"}
     assert all(np.isfinite(v).all() for v in preds.values())
 

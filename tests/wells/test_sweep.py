@@ -17,7 +17,8 @@ import pytest
 from glassformer.data import synthetic_wells
 from glassformer.errors import InputError
 from glassformer.models import SequenceRegressor
-from glassformer.wells import WellModel, evaluate_split
+from glassformer.wells import TREE_BASELINE_NAMES, WellModel, evaluate_split
+from glassformer.wells.baselines import BLEND
 from glassformer.wells.sweep import (GRID_KEYS, _verdict, finish_sweep, format_sweep_table, run_sweep, setting_grid,
                                      setting_label)
 from glassformer.wells.sweep import setting_folder
@@ -97,7 +98,10 @@ def test_the_chosen_setting_is_scored_once_on_test_beside_the_baselines(swept):
     assert chosen.model_.get_params()["d_model"] == result["rows"][result["chosen"]]["d_model"]
     rows, expected = evaluate_split(chosen, test, "test")
     assert metrics["test"] == expected
-    assert set(metrics["baselines"]) == {"porosity-permeability transform", "training mean"}
+    # every baseline the chosen setting was fitted with is saved and scored (the tree ensembles were dropped by
+    # WellModel.load before its specification was saved whole), and the blend beside them
+    assert set(metrics["baselines"]) == {*TREE_BASELINE_NAMES, "porosity-permeability transform", "training mean",
+                                         BLEND}
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["test"]["transformer"]["rmse"] == pytest.approx(expected["transformer"]["rmse"])
     assert len(pd.read_csv(out / "predictions.csv")) == len(rows) == 200

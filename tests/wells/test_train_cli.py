@@ -11,6 +11,7 @@ import pytest
 
 from glassformer.cli import main
 from glassformer.wells import TREE_BASELINE_NAMES
+from glassformer.wells.baselines import BLEND
 
 DEPTH_A = 1000.0 + 0.5 * np.arange(240)        # 1000 .. 1119.5 m
 DEPTH_B = 2000.0 + 0.5 * np.arange(160)        # 2000 .. 2079.5 m
@@ -49,7 +50,7 @@ def test_train_with_per_well_intervals_and_two_test_wells(wells, capsys):
     assert [b["well"] for b in cfg["validation"]["blocks"]] == ["15/9-A-1", "15/9-B-2"]
     metrics = json.loads((out / "metrics.json").read_text())
     assert set(metrics["per_well"]) == {"15/9-C-3", "15/9-D-4"}
-    models = {"transformer", *TREE_BASELINE_NAMES, "porosity-permeability transform", "training mean"}
+    models = {"transformer", *TREE_BASELINE_NAMES, "porosity-permeability transform", "training mean", BLEND}
     for well, per in metrics["per_well"].items():
         assert set(per) == models and per["transformer"]["n"] == {"15/9-C-3": 160, "15/9-D-4": 240}[well]
     pooled = metrics["test"]["transformer"]
@@ -98,4 +99,5 @@ def test_compare_with_an_alias_records_the_curves_used(wells, tmp_path):
     assert cfg["curves_used"] == {"15/9-C-3": {"PHIF": "PHIE", "VSH": "VSH", "SW": "SW", "KLOGH": "KLOGH"}}
     assert cfg["aliases"] == ["PHIF=PHIE"]
     table = json.loads((out / "metrics.json").read_text())["comparison"]["table"]
-    assert set(table) == {"transformer", "LSTM", *TREE_BASELINE_NAMES, "porosity-permeability transform", "training mean"}
+    assert set(table) == {"transformer", "LSTM", *TREE_BASELINE_NAMES, "porosity-permeability transform", "training mean",
+                          BLEND}
