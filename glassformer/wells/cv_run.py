@@ -81,6 +81,9 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     for fold, span in metrics["validation_span"].items():
         for line in span["warnings"]:
             echo(f"warning: {fold}: {line}")
+    for result in first:                        # the validation blocks are the same for every seed
+        for line in (result["validation"] or {}).get("small_data") or []:
+            echo(f"warning: held out {', '.join(result['test_wells'])}: {line}")
     echo(f"Cross-validation took {metrics['seconds']:.0f} s")
     if report:
         write_report(out, run_config_defaults())
