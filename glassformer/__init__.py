@@ -25,10 +25,9 @@ The estimators and the well package are imported on first use (they pull in scik
 from importlib import import_module
 
 from . import errors, nn
+from ._version import __version__
 from .gradcheck import GradcheckReport, gradcheck
 from .nn.tiers import active_kernels, kernels
-
-__version__ = "0.1.0"
 
 #: Public names imported on first access: name -> module that defines it.
 _LAZY = {"SequenceRegressor": "glassformer.models", "LSTMRegressor": "glassformer.models",

@@ -49,22 +49,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .report.display import trace_html
+
 _LAYER_SYMBOLS = ("Q", "K", "V", "S", "A", "U", "T1", "R", "G", "F", "T2", "H")
 #: The order backward computes the gradients in: model level, each layer from the last, model level.
 BACKWARD_LAYER_SYMBOLS = ("H", "T2", "F", "G", "R", "T1", "U", "A", "S", "Q", "K", "V")
 BACKWARD_MODEL_SYMBOLS = (("y_hat",), ("Z", "E", "P", "X"))
-#: What each symbol is, by its last dotted component (``layers.0.A`` -> ``A``), for displays.
-SYMBOLS = {
-    "X": "the inputs as given", "E": "input embedding", "P": "positional encoding", "Z": "E + P, the encoder input",
-    "Q": "queries, per head", "K": "keys, per head", "V": "values, per head", "S": "scaled scores Q K^T / sqrt(d_k)",
-    "A": "attention weights, softmax of S", "U": "attention output", "O": "attention output after projection",
-    "T1": "first residual sum", "R": "LayerNorm of T1", "G": "feed-forward hidden activations",
-    "F": "feed-forward output", "T2": "second residual sum", "H": "LayerNorm of T2, the layer output",
-    "y_hat": "prediction, linear head on H", "memory": "encoder output read by the decoder",
-    "logits": "output scores over the vocabulary", "y": "target", "L": "loss: mean squared error over observed targets",
-}
-SYMBOLS.update({f"d{sym}": f"dL/d{sym}: gradient of the loss w.r.t. the {what[0].lower()}{what[1:]}"
-                for sym, what in list(SYMBOLS.items()) if sym not in ("L", "y", "memory", "logits", "O")})
 #: Units that hold whatever the model's inputs are (attention weights and scores are pure numbers).
 DEFAULT_UNITS = {"A": "weight, 0-1; each row sums to 1", "S": "dimensionless score"}
 _HEAD_SYMBOLS = ("Q", "K", "V", "S", "A", "dQ", "dK", "dV", "dS", "dA")
@@ -249,6 +239,4 @@ class Trace(Mapping):
     def _repr_html_(self) -> str:
         """Jupyter's view: every array in forward order with shape and units, attention heat maps per head;
         for a backward trace also the loss, the gradients in backward order and dL/dA, dL/dS maps."""
-        from .display import trace_html
-
         return trace_html(self)

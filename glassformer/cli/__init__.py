@@ -10,7 +10,7 @@ predict     :mod:`.predict`
 compare     :mod:`.compare`
 cv          :mod:`.cv` (blind-well cross-validation)
 sweep       :mod:`.sweep`
-report      :func:`glassformer.report.report_command`
+report      :mod:`.report`
 check       :func:`glassformer.selftest.check_command`
 ==========  ========================================================================
 
@@ -24,8 +24,17 @@ import sys
 
 import click
 
-from .. import __version__
+from .._version import __version__
 from ..errors import GlassformerError
+from ..selftest import check_command
+from .compare import compare as compare_command
+from .core_match import core_match as core_match_command
+from .cv import cv as cv_command
+from .demo import demo as demo_command
+from .predict import predict as predict_command
+from .report import report as report_command
+from .sweep import sweep as sweep_command
+from .train import train as train_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -75,19 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     return status if isinstance(status, int) else 0
 
 
-def _register_commands() -> None:
-    from ..selftest import check_command
-    from ..report import report_command
-    from .compare import compare
-    from .core_match import core_match
-    from .cv import cv
-    from .demo import demo
-    from .predict import predict
-    from .sweep import sweep
-    from .train import train
-
-    for command in (demo, train, core_match, predict, compare, cv, sweep, report_command, check_command):
-        cli.add_command(command)
-
-
-_register_commands()
+# the commands are bound under other names so that ``glassformer.cli.train`` stays the module
+for _command in (demo_command, train_command, core_match_command, predict_command, compare_command, cv_command,
+                 sweep_command, report_command, check_command):
+    cli.add_command(_command)

@@ -4,11 +4,17 @@ transform and the training mean on identical splits of the user's wells (or a de
 from __future__ import annotations
 
 import click
+from sklearn.base import clone
 
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
+from ..models import SequenceRegressor
 from ..parallel import engine_from_click, engine_options
+from ..runs import check_out_folder
+from ..wells import compare_wells, seed_list
 from .options import (GreedyCommand, dataset_from_options, implied_d_model, input_names, positional_names,
                       positional_options, reading_options, target_name, well_options)
+from .plugins import demos as demo_catalogue
 
 
 @click.command("compare", cls=GreedyCommand)
@@ -59,9 +65,6 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
     seeds in parallel, with results identical to a serial run; every seed's model is kept (the
     first in OUT/model, the others in OUT/seeds/seed_<seed>).
     """
-    from ..runs import check_out_folder
-    from ..wells import seed_list
-
     check_out_folder(out, overwrite=overwrite)   # created once the inputs are valid
     if demo_name:
         if data or manifest:
@@ -70,9 +73,7 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
             raise click.UsageError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
         if positional != "sinusoidal" or wavelengths:
             raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
-        from . import plugins
-
-        plugins.demos().compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
+        demo_catalogue().compare_demo(demo_name, out, seeds=seed_list(n_seeds) if n_seeds else None, epochs=epochs,
                                 echo=click.echo)
         click.echo(f"Comparison written to {out} (metrics.json, report.html)")
         return
@@ -90,12 +91,6 @@ def compare(demo_name, data, manifest, train_depth, test_depth, test_data, alias
 
 def _compare_wells(wells, names, target, log_target, validation, window, stride, epochs, hidden_size, positional,
                    wavelengths, seeds, out, progress, engine_choice=(None, None), reading=None) -> None:
-    from sklearn.base import clone
-
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..models import SequenceRegressor
-    from ..wells import compare_wells
-
     opts = positional_options(positional, wavelengths, "index", window, None)
     model = SequenceRegressor(positional=positional, positional_options=opts)
     if implied_d_model(positional, opts) is not None:       # e.g. 2 x the number of wavelengths

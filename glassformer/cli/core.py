@@ -14,9 +14,21 @@ P10-P90 interval on ``--validation-data`` wells or a ``--validation-depth`` inte
 
 from __future__ import annotations
 
-import click
+import math
 
+import click
+import pandas as pd
+from sklearn.base import clone
+
+from ..data import common_depth_unit, read_core
+from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, CORE_POROSITY, is_volve
 from ..errors import InputError
+from ..models import SequenceRegressor
+from ..wells import WellModel, run_core_experiment, run_ensemble_experiment
+from ..wells.checks import check_wells
+from ..wells.core_match import read_shifts
+from ..wells.splits import deepest_blocks
+from .options import input_names, parse_interval, positional_options, read_user_wells
 
 __all__ = ["check_core_use", "core_options", "run_core_command", "run_ensemble_command", "transformer_from_options"]
 
@@ -28,9 +40,9 @@ _OPTIONS = [
                  help="Core table (CSV, one row per plug): learn the core permeability instead of --target."),
     click.option("--core-depth", default="DEPTH", show_default=True,
                  help="Depth column of --core (e.g. OrigDepth, the driller's depth)."),
-    click.option("--core-target", default="CKHL", show_default=True,
+    click.option("--core-target", default=CORE_PERMEABILITY, show_default=True,
                  help="Core permeability column (mD) of --core."),
-    click.option("--core-porosity", default="CPOR", show_default=True,
+    click.option("--core-porosity", default=CORE_POROSITY, show_default=True,
                  help="Core porosity column of --core (depth matching, the core transform); 'none' for none."),
     click.option("--core-porosity-unit", type=click.Choice(["%", "v/v"]), default=None,
                  help="Unit of --core-porosity; needed when the table has no units row."),
@@ -91,7 +103,7 @@ def check_core_use(params: dict) -> None:
     """
     def given(name):
         value = params.get(name)
-        default = {"core_target": "CKHL"}.get(name)
+        default = {"core_target": CORE_PERMEABILITY}.get(name)
         return bool(value) and value != default
 
     if params.get("core") is None:
@@ -116,13 +128,6 @@ def transformer_from_options(params: dict):
     InputError
         A learning rate that is not a finite number > 0; options the network cannot be built with.
     """
-    import math
-
-    from sklearn.base import clone
-
-    from ..models import SequenceRegressor
-    from .options import input_names, positional_options
-
     lr = params["lr"]
     if not (math.isfinite(lr) and lr > 0):
         raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
@@ -146,8 +151,6 @@ def _shifts(items, no_match: bool, shifts_file=None):
     if no_match:
         return None
     if shifts_file:
-        from ..wells.core_match import read_shifts
-
         return read_shifts(shifts_file)
     if not items:
         return "estimate"
@@ -169,8 +172,6 @@ def _run_column(path, option: str):
         return None
     if str(option).lower() != "auto":
         return option
-    import pandas as pd
-
     try:
         header = [str(c).strip().upper() for c in pd.read_csv(path, nrows=0).columns]
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
@@ -181,12 +182,6 @@ def _run_column(path, option: str):
 def run_core_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
                      echo=click.echo) -> None:
     """``train --core``: read the well and the core table, then :func:`run_core_experiment` into ``opts['out']``."""
-    from ..data import common_depth_unit, read_core
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..wells import WellModel, run_core_experiment
-    from ..wells.checks import check_wells
-    from .options import parse_interval, read_user_wells
-
     if len(opts["data"]) != 1:
         raise InputError(f"--core: give the cored well as one --data file (got {len(opts['data'])}); other wells go "
                          "to --pretrain-data")
@@ -223,8 +218,6 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
 
 def _one_interval(values, option: str):
     """The single ``TOP:BASE`` of a repeatable interval option (None when not given); per-well ones are refused."""
-    from .options import parse_interval
-
     values = [values] if isinstance(values, str) else list(values or ())
     if not values:
         return None
@@ -236,11 +229,6 @@ def _one_interval(values, option: str):
 def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundary, engine=None,
                          echo=click.echo) -> None:
     """``train --ensemble K`` without ``--core``: K transformers on the log target, calibrated on validation data."""
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..wells import run_ensemble_experiment
-    from ..wells.checks import check_wells
-    from .options import parse_interval, read_user_wells
-
     if not (opts["test_data"] or opts["test_depth"]):
         raise InputError("--ensemble measures the coverage of its P10-P90 interval on held-out data: give "
                          "--test-data WELL or --test-depth TOP:BASE")
@@ -250,8 +238,6 @@ def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundar
     val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
     validation = "the validation data given"
     if not val_wells and val_depth is None:          # as train: the deepest 10 % of each training interval
-        from ..wells.splits import deepest_blocks
-
         train_logs, val_wells, blocks = deepest_blocks(train_logs, 0.1, wm.window)
         if not val_wells:
             raise InputError("--ensemble: no training interval is long enough to hold out its deepest 10 % for "

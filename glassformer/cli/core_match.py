@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import click
 
+from ..data import read_core, read_well
+from ..data.volve import CORE_POROSITY
+from ..runs import check_out_folder
+from ..wells.core_match import run_core_match
 from .core import _run_column
 
 __all__ = ["core_match"]
@@ -26,7 +30,7 @@ __all__ = ["core_match"]
               help="Core table (CSV, one row per plug) with core porosity.")
 @click.option("--core-depth", default="DEPTH", show_default=True,
               help="Depth column of --core (e.g. OrigDepth, the driller's depth).")
-@click.option("--core-porosity", default="CPOR", show_default=True, help="Core porosity column of --core.")
+@click.option("--core-porosity", default=CORE_POROSITY, show_default=True, help="Core porosity column of --core.")
 @click.option("--core-porosity-unit", type=click.Choice(["%", "v/v"]), default=None,
               help="Unit of --core-porosity; needed when the table has no units row.")
 @click.option("--core-run", default="auto", show_default=True,
@@ -49,10 +53,6 @@ def core_match(data, core, core_depth, core_porosity, core_porosity_unit, core_r
     correlations.csv (correlation per candidate shift and run) and figures/depth_match.png,
     figures/core_on_log.png into --out.
     """
-    from ..data import read_core, read_well
-    from ..runs import check_out_folder
-    from ..wells.core_match import run_core_match
-
     check_out_folder(out, overwrite=overwrite)
     log = read_well(data)
     table = read_core(core, depth=core_depth, porosity=core_porosity, permeability=None,

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import click
+from sklearn.base import clone
 
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
-from ..parallel import engine_options
+from ..models import LSTMRegressor, SequenceRegressor
+from ..parallel import engine_from_click, engine_options
+from ..runs import check_out_folder
+from ..wells import WellModel, build_dataset, seed_list
+from ..wells.cv_run import cross_validate
 from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, reading_options, report_dataset,
                       target_name)
 
@@ -61,15 +67,6 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_
     per fold, well and model, per-well and pooled metrics), predictions.csv, figures/per_well.png
     and report.html into --out.
     """
-    from sklearn.base import clone
-
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..models import LSTMRegressor, SequenceRegressor
-    from ..parallel import engine_from_click
-    from ..runs import check_out_folder
-    from ..wells import WellModel, build_dataset, seed_list
-    from ..wells.cv_run import cross_validate
-
     check_out_folder(out, overwrite=overwrite)
     if not data and not manifest:
         raise InputError("cv needs the wells: --data FILE (repeat it) or --manifest FILE")

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import click
 
-from . import plugins
+from ..data.volve import volve_available
+from ..runs import check_out_folder
+from .plugins import demos as demo_catalogue
 
 
 def _catalogue():
     """The installed demonstrations, or None (the command then says how to install them)."""
     try:
-        return plugins.demos()
+        return demo_catalogue()
     except Exception:       # noqa: BLE001 - an uninstalled or broken plugin must not break the whole CLI
         return None
 
@@ -38,10 +40,7 @@ _HELP = "\n".join(textwrap.fill(_DEMOS.DESCRIPTIONS.get(n, ""), 76, initial_inde
 @click.option("--overwrite", is_flag=True,
               help="Replace the files of existing, non-empty output folders (refused otherwise).")
 def demo(name, out, quick, overwrite):
-    from ..data.volve import volve_available
-    from ..runs import check_out_folder
-
-    demos = plugins.demos()
+    demos = demo_catalogue()
     names = [name] if name else list(demos.DEFAULT_DEMOS)
     skipped = {n for n in names if not name and n in demos.VOLVE_DEMOS and not volve_available()}
     folders = {n: Path(out) / n if (out and not name) else Path(out or Path("glassformer_runs") / n)

@@ -11,7 +11,12 @@ import math
 
 import click
 
+from ..data import describe_use, parse_units, read_wells
+from ..data.units import curve_name
 from ..errors import InputError
+from ..nn.positional import get_spec
+from ..nn.positional import positional_names as registered_positional_names
+from ..wells import build_dataset
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
@@ -20,15 +25,11 @@ __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_H
 
 def positional_names() -> list:
     """Every ``--positional`` name, from the registry of positional encodings."""
-    from ..nn.positional import positional_names as names
-
-    return names()
+    return registered_positional_names()
 
 
 def _positional_help() -> str:
     """``--positional``'s help, read from the registry: the names, then what each needs."""
-    from ..nn.positional import get_spec
-
     specs = [get_spec(n) for n in positional_names()]
     needs = [f"'{s.name}' needs --{o}" for s in specs for o in s.cli_options if o in s.required]
     needs += [f"'{s.name}' needs --positions index" for s in specs if s.integer_positions]
@@ -72,8 +73,6 @@ def input_names(inputs) -> list:
     click.UsageError
         A mnemonic given twice.
     """
-    from ..data.units import curve_name
-
     typed = [m.strip() for item in inputs for m in str(item).split(",") if m.strip()]
     names = [curve_name(m) for m in typed]
     if not names:
@@ -90,8 +89,6 @@ def input_names(inputs) -> list:
 
 def target_name(ctx, param, target: str | None) -> str | None:
     """``--target`` as a curve name (a click callback): ``"Perm (mD)"`` -> ``"PERM"`` (see :func:`input_names`)."""
-    from ..data.units import curve_name
-
     return None if target is None else curve_name(target)
 
 
@@ -107,8 +104,6 @@ def positional_options(positional: str, wavelengths, positions: str, window: int
     InputError
         A combination that cannot work, named with the option that fixes it.
     """
-    from ..nn.positional import get_spec
-
     spec = get_spec(positional, "--positional")
     opts = {}
     if wavelengths and "wavelengths" not in spec.cli_options:
@@ -130,8 +125,6 @@ def positional_options(positional: str, wavelengths, positions: str, window: int
 
 def implied_d_model(positional: str, options: dict) -> int | None:
     """The width ``--positional`` with ``options`` implies (2 x the wavelengths, 4 for the chapter's), or None."""
-    from ..nn.positional import get_spec
-
     spec = get_spec(positional, "--positional")
     return None if spec.d_model_for is None else int(spec.d_model_for(options))
 
@@ -216,16 +209,12 @@ def file_options(command):
 
 def reading_options(params: dict) -> dict:
     """``{"units", "depth_column", "sheet"}`` of :func:`file_options`' values (``--unit`` parsed)."""
-    from ..data import parse_units
-
     return {"units": parse_units(params.get("units")), "depth_column": params.get("depth_column"),
             "sheet": params.get("sheet")}
 
 
 def read_user_wells(params: dict, paths) -> list:
     """The wells of ``paths`` read as :func:`file_options` say (every sheet of a workbook unless --sheet)."""
-    from ..data import read_wells
-
     reading = reading_options(params)
     reading["stated_units"] = reading.pop("units")
     return [g for p in paths for g in read_wells(p, **reading)]
@@ -273,8 +262,6 @@ def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, 
     ``reading`` is :func:`reading_options` of the command's parameters.  The notes (curve aliases)
     go to stdout, the warnings of the checks of validation and test wells to stderr.
     """
-    from ..wells import build_dataset
-
     if not data and not manifest:
         raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
     ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
@@ -287,8 +274,6 @@ def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, 
 
 def report_dataset(ds, aliases) -> None:
     """Say which curves were read under another name (stdout), and the checks' warnings (stderr)."""
-    from ..data import describe_use
-
     for well, used in ds.curves_used.items():
         for asked, curve in used.items():
             if asked != curve:

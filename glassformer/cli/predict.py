@@ -7,9 +7,13 @@ import sys
 from pathlib import Path
 
 import click
+from tqdm.auto import tqdm
 
 from ..errors import InputError
 from ..parallel import engine_from_click, engine_options
+from ..wells.batch import EXIT_FAILED, EXIT_OK, execute_batch, expand_inputs, plan_batch
+from ..wells.checks import target_unit
+from ..wells.prediction import load_predictor, predict_file
 from .options import GreedyCommand, file_options, parse_interval, reading_options
 
 
@@ -91,8 +95,6 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
       1  the system failed (e.g. disk full); files written so far are complete
       130  interrupted (Ctrl-C); finish the batch with --resume
     """
-    from ..wells.batch import expand_inputs
-
     depth = parse_interval(depth_range, "--depth") if depth_range else None
     if (out is None) == (out_dir is None):
         raise click.UsageError("give --out FILE (one well) or --out-dir DIR (a batch of wells), not "
@@ -110,8 +112,6 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
 
 
 def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) -> None:
-    from ..wells.prediction import predict_file
-
     given = [name for name, value in batch_only.items() if value]
     if given:
         raise click.UsageError(f"{', '.join(given)} apply to a batch (--out-dir DIR), not to --out FILE")
@@ -143,19 +143,12 @@ def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) ->
 
 def _prediction_name(model_dir) -> tuple:
     """``("KLOGH_PRED", "mD")``: the prediction curve of the model in ``model_dir`` and its unit."""
-    from ..wells.checks import target_unit
-    from ..wells.prediction import load_predictor
-
     wm = load_predictor(model_dir)[0]
     return f"{wm.target_name}_PRED", target_unit(getattr(wm, "training_data_", None))
 
 
 def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler,
                    checks) -> int:
-    from tqdm.auto import tqdm
-
-    from ..wells.batch import EXIT_FAILED, EXIT_OK, execute_batch, plan_batch
-
     plan = plan_batch(model_dir, files, out_dir, fmt=fmt, depth_range=depth, resume=resume, overwrite=overwrite,
                       **checks)
     kept = len(files) - len(plan["jobs"])

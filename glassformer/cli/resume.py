@@ -7,6 +7,7 @@ differ), so the resumed run reaches bit-identically the parameters of an uninter
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -64,8 +65,6 @@ def load_resume(resume, params: dict):
 
 def resume_hint(ctx: click.Context, folder) -> str:
     """The command line that resumes this run: its non-default options plus ``--resume folder``."""
-    import shlex
-
     parts = ["glassformer", "train"]
     for param in ctx.command.params:
         if not isinstance(param, click.Option) or param.name in ("resume", "overwrite"):

@@ -6,8 +6,15 @@ import math
 
 import click
 
+from ..data import common_depth_unit, read_wells
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
+from ..models import SequenceRegressor
 from ..parallel import engine_from_click, engine_options
+from ..runs import check_out_folder
+from ..wells import WellModel, check_training_logs, forecast_logs
+from ..wells.checks import check_wells
+from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
 from .options import (GreedyCommand, POSITIONAL_HELP, file_options, input_names, parse_interval, positional_options,
                       reading_options, target_name)
 
@@ -77,12 +84,6 @@ def sweep(data, inputs, target, log_target, train_depth, val_depth, val_data, te
     OUT/model (the chosen model, for `glassformer predict --model OUT`) and
     OUT/settings/<setting>/model (every fitted setting).
     """
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..models import SequenceRegressor
-    from ..runs import check_out_folder
-    from ..wells import WellModel
-    from ..wells.sweep import finish_sweep, format_sweep_table, run_sweep
-
     check_out_folder(out, overwrite=overwrite)
     names = _check_options(inputs, target, val_depth, val_data, lr, positional)
     split = HeldOut(train_depth, val_depth, val_data, test_depth, test_data,
@@ -141,16 +142,12 @@ class HeldOut:
 
     def _read(self, paths) -> list:
         """The wells of ``paths`` (every sheet of a workbook, unless --sheet), with the units --unit states."""
-        from ..data import read_wells
-
         reading = dict(self.reading)
         reading["stated_units"] = reading.pop("units", None)
         return [g for p in paths for g in read_wells(p, **reading)]
 
     def _check(self, logs) -> None:
         """Validation and test wells checked against the training wells as predict checks a well."""
-        from ..wells.checks import check_wells
-
         for line in check_wells(self.train_logs, logs, self.names, window=self.window):
             click.echo(f"warning: {line}", err=True)
 
@@ -161,9 +158,6 @@ class HeldOut:
 
     def training_and_validation(self, data, names, target, window):
         """``(whole logs, training logs, validation logs)``; the test depths are checked, not read."""
-        from ..data import common_depth_unit
-        from ..wells import check_training_logs, forecast_logs
-
         logs = self._read(data)
         common_depth_unit(logs)
         train_logs = [g.interval(*self.train) for g in logs]
@@ -181,8 +175,6 @@ class HeldOut:
 
     def test(self, logs):
         """The test logs (read only when called: after the choice)."""
-        from ..wells import forecast_logs
-
         test_logs = self._part(logs, self.test_depth, self.test_data, "--test-depth", "test")
         self._check(test_logs)
         if self.val_depth and not self.val_data and not self.test_data:   # a depth shared with validation stays there
@@ -192,9 +184,6 @@ class HeldOut:
         return test_logs
 
     def _part(self, logs, depth_text, files, option, which):
-        from ..data import common_depth_unit
-        from ..wells import forecast_logs
-
         wells = self._read(files)
         common_depth_unit([*logs, *wells])
         interval = parse_interval(depth_text, option) if depth_text else None

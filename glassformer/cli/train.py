@@ -6,8 +6,12 @@ from pathlib import Path
 
 import click
 
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
 from ..parallel import engine_from_click, engine_options
+from ..runs import check_out_folder
+from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
+from ..wells import WellModel, run_well_experiment
 from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
                       positional_names, reading_options, target_name, well_options)
@@ -81,11 +85,6 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, units, de
     an uninterrupted run. A diverging run exits with status 2 and keeps its last good model in
     OUT/model.
     """
-    from ..data.volve import ATTRIBUTION, is_volve
-    from ..runs import check_out_folder
-    from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
-    from ..wells import WellModel, run_well_experiment
-
     ctx = click.get_current_context()
     check_core_use(ctx.params)
     if (jobs is not None or scheduler is not None) and not (core["core"] is not None or core["ensemble"]):

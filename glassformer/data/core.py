@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
+import pandas as pd
 
 from ..errors import CurveNotFoundError, DataFileError, DepthError, InputError, ShapeError
 
@@ -265,8 +266,6 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
 
 def _read_frame(path):
     """The table as text cells (pandas), blank rows dropped, index = data row number from 0."""
-    import pandas as pd  # imported here so `import glassformer` stays light
-
     source = Path(path)
     if not source.is_file():
         raise DataFileError(f"{source}: file not found" if not source.exists() else f"{source}: not a regular file")
@@ -324,8 +323,6 @@ def _depth_unit(stated, from_file, source) -> str:
 
 
 def _numbers(cells, column, line, source) -> np.ndarray:
-    import pandas as pd
-
     missing = cells.str.upper().isin({"", "NA", "N/A", "NAN", "NULL", "NONE", "#N/A"}).to_numpy()
     numbers = pd.to_numeric(cells.where(~missing), errors="coerce").to_numpy(dtype=np.float64)
     bad = (~missing & np.isnan(numbers)) | np.isinf(numbers)

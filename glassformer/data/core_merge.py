@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import DepthError, InputError
 from .core import CoreTable
+from .welllog import WellLog
 
 __all__ = ["CoreOnLog", "MergeReport", "log_step", "merge_core"]
 
@@ -146,8 +147,6 @@ class CoreOnLog:
         InputError
             If the log already has a curve of that name, or ``log`` has another depth axis.
         """
-        from . import WellLog  # the package export, wherever the class lives
-
         if log.depth.shape != self.depth.shape or not np.array_equal(log.depth, self.depth):
             raise InputError(f"{log.name}: the core was merged onto another depth axis")
         curves = dict(log.curves)

@@ -13,20 +13,20 @@ import math
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
+
 from ..errors import DataFileError
 from .csv import table_log
 from .parsing import DEFAULT_NULL_VALUES
 from .welllog import WellLog
 
-__all__ = ["excel_sheets", "read_excel"]
+__all__ = ["read_excel"]
 
 INSTALL_HINT = 'reading .xlsx files needs openpyxl: pip install "glassformer[excel]" (or pip install openpyxl)'
 
 
 def _workbook(path):
     """All sheets of ``path`` as ``{name: DataFrame of objects, no header}`` (pandas, openpyxl engine)."""
-    import pandas as pd
-
     try:
         import openpyxl  # noqa: F401  (optional dependency: imported here to say how to install it)
     except ImportError:
@@ -41,11 +41,6 @@ def _workbook(path):
             from None
     except Exception as exc:   # openpyxl raises zipfile.BadZipFile and its own errors on a damaged file
         raise DataFileError(f"{p}: not a readable .xlsx workbook ({type(exc).__name__}: {exc})") from None
-
-
-def excel_sheets(path) -> list:
-    """The names of the sheets of an ``.xlsx`` workbook, in workbook order (DataFileError when unreadable)."""
-    return list(_workbook(path))
 
 
 def _text(cell) -> str:

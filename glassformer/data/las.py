@@ -233,8 +233,6 @@ def _las_unit(unit: str) -> str:
 
 def _source_header(log: WellLog):
     """The header of the LAS file ``log`` was read from, through lasio; None for any other source."""
-    import lasio
-
     source = Path(log.source) if log.source else None
     if source is None or source.suffix.lower() != ".las" or not source.is_file():
         return None
@@ -259,8 +257,6 @@ def _null_value(las) -> float:
 
 def _new_las(log: WellLog):
     """An empty LASFile with the source's header (or WELL, NULL for a CSV source) and its index."""
-    import lasio
-
     las = lasio.LASFile()
     header = _source_header(log)
     if header is None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..errors import DataFileError, DepthError
 
@@ -119,8 +120,6 @@ def parse_numbers(tokens) -> tuple[np.ndarray, np.ndarray]:
     not_numbers : ndarray of bool, shape (n,)
         True where a value is neither a number nor a missing-value marker.
     """
-    import pandas as pd  # imported here so `import glassformer` stays light
-
     cells = pd.Series(np.asarray(tokens, dtype=object), dtype=object).astype(str).str.strip()
     missing = (cells.str.upper().isin(MISSING_TOKENS) | cells.str.match(_DASHES)).to_numpy()
     values = pd.to_numeric(cells.where(~missing), errors="coerce").to_numpy(dtype=np.float64)

@@ -9,6 +9,7 @@ from ..errors import CurveNotFoundError, DataFileError, InputError
 from .csv import read_csv
 from .excel import read_excel
 from .las import read_las
+from .units import curve_name
 from .welllog import WellLog
 
 __all__ = ["WELL_SUFFIXES", "parse_units", "read_well", "read_wells", "state_units"]
@@ -78,8 +79,6 @@ def parse_units(specs) -> dict:
     InputError
         A value that is not ``CURVE=UNIT`` with both parts non-empty.
     """
-    from .units import curve_name
-
     out = {}
     for spec in specs or ():
         curve, eq, unit = str(spec).partition("=")

@@ -151,8 +151,9 @@ class SyntheticWellParams:
     perm_noise_sd: float = 0.15
 
 
+#: Facies codes 0, 1, 2 of the synthetic wells.
 FACIES_NAMES = ("sand", "shaly sand", "shale")
-_SHALE = 2
+_SHALE = FACIES_NAMES.index("shale")
 
 
 def _facies_column(rng: np.random.Generator, p: SyntheticWellParams, n: int, step_m: float) -> np.ndarray:

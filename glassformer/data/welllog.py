@@ -259,19 +259,6 @@ class WellLog:
         )
         return WellLog(**{**fields, **changes})
 
-    def to_frame(self):
-        """Return a pandas DataFrame: one column per curve, indexed by depth (named after the index curve).
-
-        ``frame.attrs`` holds ``units``, ``depth_unit``, ``name`` and ``source``.
-        """
-        import pandas as pd  # imported here so `import glassformer` stays light
-
-        frame = pd.DataFrame(dict(self.curves), index=pd.Index(self.depth, name=self.depth_mnemonic))
-        frame.attrs.update(
-            units=dict(self.units), depth_unit=self.depth_unit, name=self.name, source=self.source
-        )
-        return frame
-
     @property
     def label(self) -> str:
         """How messages name the log: ``well 'F-1 A' (path/to/file.las)``."""

@@ -19,16 +19,19 @@ its metrics.  The demos are scripts on the public API; the CLI finds this catalo
 
 from __future__ import annotations
 
-from importlib import import_module
+from ..errors import InputError
+from . import neighbor, porosity, real_wells, shakespeare, synthetic_wells, translate, wavelengths
+from .compare import compare_demo
 
+#: Demo name -> its module (each has ``run(out, echo=print, **kw)``).
 DEMOS = {
-    "porosity": "porosity",
-    "neighbor": "neighbor",
-    "synthetic-wells": "synthetic_wells",
-    "real-wells": "real_wells",
-    "wavelengths": "wavelengths",
-    "translate": "translate",
-    "shakespeare": "shakespeare",
+    "porosity": porosity,
+    "neighbor": neighbor,
+    "synthetic-wells": synthetic_wells,
+    "real-wells": real_wells,
+    "wavelengths": wavelengths,
+    "translate": translate,
+    "shakespeare": shakespeare,
 }
 
 #: What ``glassformer demo`` runs without a name (the others are run by name: time budget).
@@ -64,15 +67,7 @@ def run_demo(name: str, out, **kwargs) -> dict:
     InputError
         Unknown demo name (lists the known ones).
     """
-    from ..errors import InputError
-
     if name not in DEMOS:
         raise InputError(f"unknown demo {name!r}; choose from {', '.join(DEMOS)}")
-    return import_module(f".{DEMOS[name]}", __name__).run(out, **kwargs)
+    return DEMOS[name].run(out, **kwargs)
 
-
-def compare_demo(name: str, out, **kwargs) -> dict:
-    """``glassformer compare --demo NAME``: see :func:`glassformer.demos.compare.compare_demo`."""
-    from .compare import compare_demo as run_comparison
-
-    return run_comparison(name, out, **kwargs)

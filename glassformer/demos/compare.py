@@ -19,6 +19,9 @@ from typing import Callable
 
 from ..errors import InputError
 from ..wells import seed_list
+from .porosity import run as run_porosity
+from .real_wells import run as run_real_wells
+from .synthetic_wells import run as run_synthetic_wells
 
 __all__ = ["COMPARE_DEMOS", "compare_demo"]
 
@@ -38,13 +41,11 @@ def compare_demo(name: str, out, *, seeds=None, epochs: int | None = None, echo:
     InputError
         For an unknown name.
     """
-    from . import porosity, real_wells, synthetic_wells
-
     if name not in COMPARE_DEMOS:
         raise InputError(f"unknown comparison demo {name!r}; choose from {', '.join(COMPARE_DEMOS)}")
     kw = {} if epochs is None else {"epochs": int(epochs)}
     if name == "porosity":
-        return porosity.run(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
+        return run_porosity(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
     if name == "synthetic-wells":
-        return synthetic_wells.run(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
-    return real_wells.run(Path(out), seeds=seeds or seed_list(1), echo=echo, **kw)
+        return run_synthetic_wells(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
+    return run_real_wells(Path(out), seeds=seeds or seed_list(1), echo=echo, **kw)

@@ -22,15 +22,17 @@ next depth directly, so this task does not need attention to be solved.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
-import time
-
+from .. import plots
 from ..data.synthetic import neighbor_dataset, split_by_sequence
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
+from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_2
 from ..train import PrintLoss
@@ -85,8 +87,6 @@ def ablation(model, X, y) -> dict:
 def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int | None = None, report: bool = True,
         echo: Callable = print) -> dict:
     """Run demonstration 2 and write its run folder; returns the metrics dict."""
-    import pandas as pd
-
     out = prepare_run_dir(out)
     echo("Demonstration 2, the next depth: target = 2 x porosity at the next depth; 800 train / 200 test sequences")
     t0 = time.perf_counter()
@@ -132,9 +132,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     _figures(out, model, preds, Xte, yte, A_mean, abl)
     write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit="sample index")
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics
 
@@ -164,8 +162,6 @@ def _metrics(model, lstm, preds: dict, yte, test_mse: float, seconds: dict, summ
 
 def _figures(out, model, preds: dict, Xte, yte, A_mean, abl: dict) -> None:
     """The standard run figures for test sequence 0, the ablation bars, tracks and prediction panels."""
-    from .. import plots
-
     unit = "sample index"
     pred = preds["transformer"]
     write_figures(out, history=model.history_, depth=POSITIONS, observed=yte[0, :, 0],

@@ -28,15 +28,17 @@ training interval, the only place with truth; their forecasts at depths 8-14 are
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
-import time
-
+from .. import plots
 from ..data.scaling import MinMaxScaler
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
+from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_1
 from ..train import PrintLoss
@@ -177,9 +179,7 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     _figures(out, model, rows, f, np.concatenate([x, xf], axis=1), y)
     echo(format_comparison_table(metrics, "mD"))
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics
 
@@ -244,8 +244,6 @@ def _metrics(model, f: dict, baselines: dict, runs: list, seeds: list, echo: Cal
 
 def _rows(f: dict, baselines: dict):
     """predictions.csv: one row per depth 1-14, one column per model and scheme."""
-    import pandas as pd
-
     return pd.DataFrame({
         "depth_m": np.concatenate([DEPTH, DEPTH_FORECAST]),
         "interval": ["train"] * 7 + ["forecast"] * 7,
@@ -261,8 +259,6 @@ def _rows(f: dict, baselines: dict):
 
 def _figures(out, model, rows, f: dict, x_all, y) -> None:
     """The standard run figures, the tracks, the scaled cross-plot and the look inside the model."""
-    from .. import plots
-
     depth_all = np.concatenate([DEPTH, DEPTH_FORECAST])
     phi_all = np.concatenate([POROSITY, POROSITY_FORECAST])
     observed = np.concatenate([PERMEABILITY, np.full(7, np.nan)])

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..data.volve import ATTRIBUTION, F11B_FORECAST_M, F11B_TRAIN_M, read_volve
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
+from ..report import write_report
 from ..runs import write_json
 from ..wells import WellModel, run_well_experiment
 
@@ -67,8 +68,6 @@ def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32
         "note": "Test-split tables of the two experiments; each sub-folder holds its own report.html and figures.",
         **{name: r["comparison"]["table"] for name, r in results.items()},
         "seeds": list(seeds), "attribution": ATTRIBUTION})
-    from ..report import write_report
-
-    write_report(out)
+    write_report(out, run_config_defaults())
     echo(ATTRIBUTION)
     return results

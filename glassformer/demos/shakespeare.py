@@ -28,10 +28,14 @@ from typing import Callable
 
 import numpy as np
 
+from ..io import atomic_write_text
 from ..models.lm import DecoderOnlyLM, evaluate_lm, fit_lm
+from ..plots import plot_cross_attention, plot_loss, save_figure
+from ..report import write_report
+from ..runs import close_figure, prepare_run_dir, write_json
 from ..text import SHAKESPEARE_ATTRIBUTION, CharTokenizer, load_shakespeare, split_text
 from ..train import PrintLoss
-from ..report import write_report
+from .common import demo_settings, limit_blas_threads
 
 __all__ = ["QUICK", "FULL", "run_shakespeare"]
 
@@ -71,7 +75,7 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
         Length of the generated sample (bounded by the context: the prompt plus new characters
         must fit in ``block_size``, so the sample is generated in windows; see below).
     blas_threads : int or None, default 1
-        BLAS threads during the run (:func:`glassformer.demos.translate.limit_blas_threads`).
+        BLAS threads during the run (:func:`glassformer.demos.common.limit_blas_threads`).
     **overrides
         Any key of :data:`QUICK` / :data:`FULL`.
 
@@ -81,10 +85,6 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     in chunks: each chunk is generated with the key/value cache from the last ``block_size // 2``
     characters of the text so far.
     """
-    from ..runs import prepare_run_dir
-    from .common import demo_settings
-    from .translate import limit_blas_threads
-
     cfg = demo_settings("run_shakespeare", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
@@ -93,9 +93,6 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
 
 
 def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> dict:
-    from ..io import atomic_write_text
-    from ..runs import write_json
-
     t_start = time.perf_counter()
     text = load_shakespeare(data_path)
     train_text, val_text = split_text(text, 0.1)
@@ -159,17 +156,10 @@ def _sample(model, tok, block_size: int, sample_chars: int, seed: int) -> str:
 
 def _figures(out, model, hist, val_ids, tok, cfg: dict) -> None:
     """The loss curve, and the last layer's causal self-attention on the start of the validation text."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plots import plot_cross_attention, plot_loss, save_figure
-
     ax = plot_loss({"train": hist.train_loss, "val": hist.val_loss}, loss_label="Cross-entropy (nats/char)",
                    title=f"Tiny Shakespeare, character LM ({cfg['steps_per_epoch']} updates per epoch)")
     save_figure(ax, out / "figures" / "loss.png")
-    plt.close(ax.figure)
+    close_figure(ax)
     snippet = val_ids[:min(cfg["block_size"], 40)][None]
     model.eval()
     model.forward(snippet)
@@ -181,7 +171,7 @@ def _figures(out, model, hist, val_ids, tok, cfg: dict) -> None:
     ax.set_xlabel("Key character")
     ax.set_ylabel("Query character")
     save_figure(ax, out / "figures" / "attention.png")
-    plt.close(ax.figure)
+    close_figure(ax)
 
 
 def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:

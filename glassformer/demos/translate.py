@@ -38,16 +38,21 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import sacrebleu
 
 from ..decoding import beam_search, greedy_decode
+from ..io import atomic_write_text
 from ..models.seq2seq import Seq2SeqTransformer
 from ..models.translation import fit_seq2seq, make_translation_arrays
+from ..plots import plot_cross_attention, plot_loss, save_figure
+from ..report import write_report
+from ..runs import close_figure, prepare_run_dir, write_json
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..train import PrintLoss
-from ..report import write_report
+from .common import demo_settings, limit_blas_threads
 
 __all__ = ["QUICK", "FULL", "prepare_translation", "train_translation", "bleu", "translate_texts",
-           "run_translate", "limit_blas_threads"]
+           "run_translate"]
 
 #: CI-sized run (about 100 s in all on 2 cores: 90 s training, then decoding and BLEU).
 QUICK = dict(n_train=20000, max_vocab=2000, d_model=64, nhead=4, num_layers=2, dim_feedforward=256,
@@ -114,8 +119,6 @@ def translate_texts(model, src_tok, tgt_tok, texts, *, beam_width: int = 1, max_
 
 def bleu(hypotheses, references) -> float:
     """Corpus BLEU (sacrebleu, 13a tokenisation) of hypotheses against one reference each."""
-    import sacrebleu
-
     return float(sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score)
 
 
@@ -141,13 +144,6 @@ def evaluate_bleu(model, data, *, beam_width: int = 4, untrained=None) -> dict:
 
 def _cross_attention_figures(model, data, fig_dir: Path, n: int = 3) -> list[str]:
     """Heat maps of the last decoder layer's cross-attention (mean over heads) for ``n`` test sentences."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plots import plot_cross_attention, save_figure
-
     src_tok, tgt_tok = data["src_tok"], data["tgt_tok"]
     english = [e for e, _ in data["test"][:50]]
     # Pick the first n sentences with at least 4 source words: small maps say little.
@@ -168,27 +164,9 @@ def _cross_attention_figures(model, data, fig_dir: Path, n: int = 3) -> list[str
                                   title=f"Cross-attention, decoder layer {last + 1}, mean of {heads} heads")
         path = fig_dir / f"cross_attention_{i}.png"
         save_figure(ax, path)
-        plt.close(ax.figure)
+        close_figure(ax)
         files.append(path.name)
     return files
-
-
-def limit_blas_threads(n: int | None):
-    """Context manager limiting BLAS to ``n`` threads (None: no change), via threadpoolctl if installed.
-
-    The demos' matrices are small (d_model 64-128), so a second BLAS thread gains little on an idle
-    machine, while oversubscribed threads (other processes on the same cores) were measured to slow
-    training down more than tenfold.
-    """
-    from contextlib import nullcontext
-
-    if n is None:
-        return nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # threadpoolctl is installed with scikit-learn; without it nothing changes
-        return nullcontext()
-    return threadpool_limits(limits=int(n), user_api="blas")
 
 
 def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable = print, progress: bool = True,
@@ -210,7 +188,8 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     data_path : path, optional
         ``fra.txt`` (default: the shared data folder, see :func:`glassformer.text.load_pairs`).
     blas_threads : int or None, default 1
-        BLAS threads during the run (:func:`limit_blas_threads`); None leaves the setting alone.
+        BLAS threads during the run (:func:`glassformer.demos.common.limit_blas_threads`); None leaves the
+        setting alone.
     **overrides
         Any key of :data:`QUICK` / :data:`FULL` (e.g. ``epochs=2``).
 
@@ -219,9 +198,6 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     dict: ``bleu_greedy``, ``bleu_beam``, ``bleu_copy_source``, ``bleu_untrained_greedy``, final losses,
     sizes and timings (also written to ``metrics.json``).
     """
-    from ..runs import prepare_run_dir
-    from .common import demo_settings
-
     cfg = demo_settings("run_translate", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
@@ -229,10 +205,6 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
 
 
 def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dict:
-    from ..io import atomic_write_text
-    from ..plots import plot_loss, save_figure
-    from ..runs import write_json
-
     t_start = time.perf_counter()
     data = prepare_translation(n_train=cfg["n_train"], max_vocab=cfg["max_vocab"], seed=seed, path=data_path)
     echo(f"translate: {len(data['train'])} training pairs, vocabularies {data['src_tok'].vocab_size} (en) / "
@@ -262,9 +234,7 @@ def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dic
                    loss_label="Cross-entropy (nats/token; train: label-smoothed)",
                    title="English->French: training and validation loss")
     save_figure(ax, fig_dir / "loss.png")
-    import matplotlib.pyplot as plt
-
-    plt.close(ax.figure)
+    close_figure(ax)
     metrics["figures"] = ["loss.png"] + _cross_attention_figures(model, data, fig_dir)
     lines = [f"English -> French, {metrics['n_train_pairs']} training pairs; BLEU on {metrics['n_test_pairs']} test "
              f"pairs: greedy {metrics['bleu_greedy']:.2f}, beam({res['beam_width']}) {metrics['bleu_beam']:.2f}, "

@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from ..data.scaling import MinMaxScaler
 from ..data.synthetic import synthetic_wells
 from ..data.windows import make_windows
-from ..models import SequenceRegressor
+from ..models import SequenceRegressor, run_config_defaults
 from ..nn.positional import CHAPTER_WAVELENGTHS
 from ..selection import geometric_wavelengths, select_wavelengths
 from ..runs import prepare_run_dir, write_figures, write_json
@@ -86,8 +87,6 @@ def _test_metrics(wavelengths, data, model_params: dict, seed: int) -> dict:
 
 
 def _figure(result, names):
-    from matplotlib.figure import Figure
-
     rmse = np.array([r["rmse"] for r in result.table])
     sd = np.array([r["rmse_sd"] for r in result.table])
     ax = Figure(figsize=(1.6 * len(names) + 2.5, 4.4), layout="constrained").add_subplot()
@@ -146,6 +145,6 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                  "window": WINDOW, "stride_train": STRIDE, "split_fractions": list(FRACTIONS),
                  "positions": "depth (m)"}})
     write_figures(out, extra={"wavelength_selection": lambda: _figure(result, names)})
-    write_report(out)
+    write_report(out, run_config_defaults())
     echo(f"Wrote {out}")
     return metrics

@@ -80,7 +80,7 @@ def to_torch(model):
         option and lists the supported values).
     """
     _require_torch("to_torch")
-    from .export import export
+    from .export import export   # imports torch, an optional dependency: only when a conversion runs
 
     return export(model)
 
@@ -113,6 +113,6 @@ def from_torch(module, model=None):
         The weights do not fit the architecture (missing, extra or wrongly shaped entries).
     """
     _require_torch("from_torch")
-    from .restore import restore
+    from .restore import restore   # imports torch, an optional dependency: only when a conversion runs
 
     return restore(module, model)

@@ -18,8 +18,11 @@ from torch import nn
 
 from .. import nn as gnn
 from ..errors import InputError, NotReadyError
-from . import torch_layers as tl
+from ..models import LSTMRegressor, SequenceRegressor
 from .torch_encoder import Encoder, EncoderLayer
+from .torch_layers import (ContinuousPositionalEncoding, FourierInputEmbedding, FourierPositionalEncoding,
+                           LearnedPositionalEmbedding, LinearInputEmbedding, MLPInputEmbedding, Rotary,
+                           SinCosPositionalEncoding, ZeroPositionalEncoding, activation_module)
 from .torch_models import TorchLSTMRegressor, TorchSequenceRegressor
 
 _TORCH_DTYPES = {np.dtype(np.float64): torch.float64, np.dtype(np.float32): torch.float32}
@@ -31,8 +34,6 @@ def export(model) -> nn.Module:
 
     See :func:`glassformer.interop.to_torch` for the contract.
     """
-    from ..models import LSTMRegressor, SequenceRegressor
-
     est = _checked_estimator(model, (SequenceRegressor, LSTMRegressor))
     net = est.network_
     with torch.random.fork_rng(devices=[]):       # torch's default initialisation must not move the caller's RNG
@@ -117,16 +118,16 @@ def _encoder(p: dict, net, rotary) -> nn.Module:
 
 def _torch_activation(name: str):
     """``torch.nn.TransformerEncoderLayer``'s ``activation``: a name it knows, or a module."""
-    return name if name in ("relu", "gelu") else tl.activation_module(name)
+    return name if name in ("relu", "gelu") else activation_module(name)
 
 
-def _rotary(p: dict, net) -> tl.Rotary | None:
+def _rotary(p: dict, net) -> Rotary | None:
     """The RoPE of the attention layers (found by type, whatever attribute holds it); None without RoPE."""
     for layer in net.encoder.layers:
         attn = getattr(layer, "self_attn", None)
         for value in vars(attn).values() if attn is not None else ():
             if isinstance(value, gnn.RotaryEmbedding):
-                return tl.Rotary(value.head_dim, value.base, value.interleaved)
+                return Rotary(value.head_dim, value.base, value.interleaved)
     if p.get("positional") in ("rotary", "rope"):
         raise InputError(f"{WHERE}: positional {p['positional']!r} is set but the attention layers hold no "
                          "RotaryEmbedding; this per-head encoding has no PyTorch counterpart here")
@@ -137,12 +138,12 @@ def _embedding(emb, p: dict) -> nn.Module:
     """The torch input embedding mirroring glassformer's ``emb`` (linear, MLP or Fourier)."""
     kind = type(emb)
     if kind is gnn.LinearInputEmbedding:
-        return tl.LinearInputEmbedding(emb.n_features, emb.d_model)
+        return LinearInputEmbedding(emb.n_features, emb.d_model)
     if kind is gnn.MLPInputEmbedding:
-        return tl.MLPInputEmbedding(emb.n_features, emb.d_model, emb.hidden, emb.activation_name)
+        return MLPInputEmbedding(emb.n_features, emb.d_model, emb.hidden, emb.activation_name)
     if kind is gnn.FourierInputEmbedding:
         freqs = emb.frequencies.data if emb.trainable else emb.frequencies
-        return tl.FourierInputEmbedding(freqs, emb.d_model, emb.trainable, emb.include_input)
+        return FourierInputEmbedding(freqs, emb.d_model, emb.trainable, emb.include_input)
     raise InputError(f"{WHERE}: input_embedding {p.get('input_embedding')!r} ({kind.__name__}) has no PyTorch "
                      "counterpart here; supported: 'linear', 'mlp', 'fourier'")
 
@@ -151,18 +152,18 @@ def _positional(pos, p: dict) -> nn.Module:
     """The torch positional encoding mirroring glassformer's additive ``pos``."""
     kind, d = type(pos), pos.d_model
     if kind is gnn.SinusoidalPositionalEncoding:
-        return tl.SinCosPositionalEncoding(pos.base ** (-np.arange(0, d, 2, dtype=np.float64) / d), d)
+        return SinCosPositionalEncoding(pos.base ** (-np.arange(0, d, 2, dtype=np.float64) / d), d)
     if kind is gnn.WavelengthPositionalEncoding:          # also the chapter's [sin t, cos t, sin t/100, cos t/100]
-        return tl.SinCosPositionalEncoding(2.0 * np.pi / np.asarray(pos.wavelengths, dtype=np.float64), d)
+        return SinCosPositionalEncoding(2.0 * np.pi / np.asarray(pos.wavelengths, dtype=np.float64), d)
     if kind is gnn.LearnedPositionalEmbedding:
-        return tl.LearnedPositionalEmbedding(pos.max_len, d)
+        return LearnedPositionalEmbedding(pos.max_len, d)
     if kind is gnn.ContinuousPositionalEncoding:
-        return tl.ContinuousPositionalEncoding(d, pos.hidden, pos.activation_name, pos.scale, pos.offset)
+        return ContinuousPositionalEncoding(d, pos.hidden, pos.activation_name, pos.scale, pos.offset)
     if kind is gnn.FourierPositionalEncoding:
         freqs = pos.frequencies.data if pos.trainable else pos.frequencies
-        return tl.FourierPositionalEncoding(freqs, pos.trainable)
+        return FourierPositionalEncoding(freqs, pos.trainable)
     if kind is gnn.ZeroPositionalEncoding:
-        return tl.ZeroPositionalEncoding(d)
+        return ZeroPositionalEncoding(d)
     raise InputError(f"{WHERE}: positional {p.get('positional')!r} ({kind.__name__}) has no PyTorch counterpart "
                      "here; supported: 'sinusoidal', 'wavelengths', 'chapter', 'learned', 'continuous', 'fourier', "
                      "'none', 'rotary'")

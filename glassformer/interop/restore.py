@@ -15,6 +15,7 @@ import torch
 from sklearn.base import clone
 
 from ..errors import InputError, StateDictError
+from ..models import LSTMRegressor, SequenceRegressor
 
 WHERE = "from_torch"
 _FIXED = ("embedding.frequencies", "positional.frequencies")   # buffers in torch, plain arrays in glassformer
@@ -22,8 +23,6 @@ _FIXED = ("embedding.frequencies", "positional.frequencies")   # buffers in torc
 
 def restore(module, model=None):
     """A fitted estimator with the weights of ``module``; see :func:`glassformer.interop.from_torch`."""
-    from ..models import LSTMRegressor, SequenceRegressor
-
     module = _unwrapped(module)
     if isinstance(module, Mapping):
         state, carried = dict(module), None

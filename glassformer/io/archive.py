@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._version import __version__
 from ..errors import InputError, ModelFileError
 from .atomic import atomic_open, json_default, to_json
 
@@ -211,8 +212,6 @@ def read_pair(npz_path: Path, json_path: Path, fmt: str) -> tuple[dict, dict[str
 
 def make_meta(fmt: str, kind: str, config, arrays: dict, **more) -> dict:
     """The JSON half of a pair; ``more`` holds extra JSON sections (a checkpoint's ``state``)."""
-    from .. import __version__
-
     meta = {
         "format": fmt,
         "format_version": FORMAT_VERSION,

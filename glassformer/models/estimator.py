@@ -27,9 +27,12 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import as_float_array, check_dtype, check_ndim
 from ..errors import InputError, NotReadyError, ShapeError
-from ..train.losses import MSELoss
+from ..report.display import estimator_html
 from ..train import Trainer, make_optimizer, make_schedule, standard_callbacks, total_updates
+from ..train.losses import MSELoss
+from .introspection import constructor_defaults
 from .networks import window_positions
+from .persistence import load_estimator, save_estimator
 
 __all__ = ["WindowRegressor", "masked_mse"]
 
@@ -356,8 +359,6 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
         ModelFileError
             ``directory`` is an existing file, or the model files exist and ``overwrite`` is False.
         """
-        from .persistence import save_estimator
-
         if getattr(self, "network_", None) is None:
             raise NotReadyError(f"{type(self).__name__}.save: nothing to save yet; call fit(X, y) first")
         return save_estimator(self, directory, overwrite=overwrite, extra=extra)
@@ -372,15 +373,11 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
             A path that does not exist, missing or corrupt files, another kind of model, or an
             unsupported format version.
         """
-        from .persistence import load_estimator
-
         return load_estimator(cls, directory)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: the hyperparameters that differ from the defaults, parameter count, fitted or not."""
-        from ..display import estimator_html
-
-        return estimator_html(self)
+        return estimator_html(self, constructor_defaults(type(self)))
 
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:
         text = super().__repr__(N_CHAR_MAX)

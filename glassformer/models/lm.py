@@ -31,6 +31,7 @@ import numpy as np
 
 from .._validation import check_dtype, check_positive_int, check_probability
 from ..errors import InputError, ShapeError
+from ..train import Trainer, standard_callbacks
 from ..train.losses import CrossEntropyLoss, softmax
 from ..nn.dropout import Dropout
 from ..nn.embedding import Embedding
@@ -40,6 +41,7 @@ from ..nn.module import Module, make_rng
 from ..nn.normalization import LayerNorm
 from ..nn.positional import build_positional
 from ..nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from ..train.optim import AdamW
 from .persistence import load_configured, save_configured
 
 __all__ = ["DecoderOnlyLM", "LMCache", "fit_lm", "evaluate_lm"]
@@ -328,9 +330,6 @@ def fit_lm(model: DecoderOnlyLM, train_ids: np.ndarray, *, val_ids: np.ndarray |
     -------
     glassformer.train.History (``val_loss``: :func:`evaluate_lm` on ``val_ids`` each epoch).
     """
-    from ..train import Trainer, standard_callbacks
-    from ..train.optim import AdamW
-
     train_ids = np.asarray(train_ids, dtype=np.int64)
     n_start = train_ids.size - block_size - 1
     if n_start <= 0:

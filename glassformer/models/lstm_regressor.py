@@ -31,6 +31,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._validation import check_dtype
 from .estimator import WindowRegressor
@@ -50,8 +51,6 @@ def _one_blas_thread():
     more time waking its threads than multiplying (measured 3x slower on 2 busy cores).
     ``threadpoolctl`` comes with scikit-learn; the previous limits are restored on exit.
     """
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import io
 from ..errors import ModelFileError
+from ..train import History
 
 
 def save_configured(model, directory, kind: str, *, overwrite: bool = False, extra: dict | None = None) -> Path:
@@ -96,8 +97,6 @@ def load_estimator(cls, directory):
         Missing, corrupt or foreign files, another kind of model, an unsupported format version,
         or a config that does not rebuild.
     """
-    from ..train import History
-
     location = model_location(directory, f"{cls.__name__}.load")
     state, config, kind = io.load_model(location)
     if kind != cls._kind:

@@ -319,7 +319,8 @@ class Seq2SeqTransformer(Module):
 
     @classmethod
     def load(cls, directory) -> "Seq2SeqTransformer":
-        """Rebuild a model saved by :meth:`save` (tokenizers: :func:`load_translation_tokenizers`).
+        """Rebuild a model saved by :meth:`save` (its tokenizers: ``WordTokenizer.load(directory /
+        "src_tokenizer.json")`` and ``"tgt_tokenizer.json"``).
 
         Raises
         ------

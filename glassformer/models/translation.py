@@ -8,27 +8,17 @@ eq. 3); :func:`evaluate_seq2seq` is the validation cross-entropy.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from .._validation import check_positive_int
 from ..nn.module import make_rng
+from ..train import Trainer, standard_callbacks
 from ..train.losses import CrossEntropyLoss
+from ..train.optim import Adam
+from ..train.schedules import Noam
 from .seq2seq import Seq2SeqTransformer
 
-__all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "load_translation_tokenizers",
-           "make_translation_arrays"]
-
-
-def load_translation_tokenizers(directory):
-    """Return ``(src_tokenizer, tgt_tokenizer)`` saved beside a model by :meth:`Seq2SeqTransformer.save`."""
-    from ..text import WordTokenizer
-
-    directory = Path(directory)
-    return (WordTokenizer.load(directory / "src_tokenizer.json"),
-            WordTokenizer.load(directory / "tgt_tokenizer.json"))
-
+__all__ = ["evaluate_seq2seq", "fit_seq2seq", "length_buckets", "make_translation_arrays"]
 
 
 def make_translation_arrays(pairs, src_tokenizer, tgt_tokenizer, *, max_len: int = 32):
@@ -117,8 +107,6 @@ class _NoamFromZero:
     """Noam schedule (Vaswani et al. 2017, eq. 3) indexed from 0 as :class:`glassformer.train.Trainer` counts."""
 
     def __init__(self, d_model: int, warmup_steps: int, factor: float):
-        from ..train.schedules import Noam
-
         self.noam = Noam(d_model, warmup_steps, factor)
 
     def lr_at(self, step: int) -> float:
@@ -160,9 +148,6 @@ def fit_seq2seq(model: Seq2SeqTransformer, src, tgt, *, val=None, epochs: int = 
     ------
     DivergenceError on a non-finite loss or gradient (the last good parameters are restored).
     """
-    from ..train import Trainer, standard_callbacks
-    from ..train.optim import Adam
-
     lengths = np.array([max(len(s), len(t)) for s, t in zip(src, tgt)])
     buckets = length_buckets(lengths, batch_size, rng=seed)
     loss = CrossEntropyLoss(ignore_index=model.pad_id, label_smoothing=label_smoothing)

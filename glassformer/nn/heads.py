@@ -4,8 +4,8 @@ Layout only, no equation of its own: :func:`project_heads` is :func:`~glassforme
 (one GEMM for every part that reads the same input) seen as ``(n_parts, ..., H, T, hd)`` views;
 :func:`empty_heads` is a gradient buffer in that layout, which
 :func:`~glassformer.nn.functional.scaled_dot_product_attention_backward` writes into, so that
-:func:`project_heads_backward` reads it without a copy.  :func:`split_heads` and
-:func:`merge_heads` turn ``(..., T, E)`` into ``(..., H, T, hd)`` and back (the chapter's U
+:func:`project_heads_backward` reads it without a copy.  :func:`split_heads` turns ``(..., T, E)``
+into ``(..., H, T, hd)``; the attention layer lays the heads side by side again (the chapter's U
 concatenates the heads).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from .tiers import ops as F
 
-__all__ = ["project_heads", "empty_heads", "project_heads_backward", "split_heads", "merge_heads"]
+__all__ = ["project_heads", "empty_heads", "project_heads_backward", "split_heads"]
 
 
 def project_heads(x, weight, bias, num_heads: int, n_parts: int = 1):
@@ -60,9 +60,3 @@ def project_heads_backward(d_parts, x, weight, has_bias=True):
 def split_heads(x, num_heads: int):
     """``(..., T, E) -> (..., H, T, hd)``."""
     return x.reshape(x.shape[:-1] + (num_heads, x.shape[-1] // num_heads)).swapaxes(-3, -2)
-
-
-def merge_heads(x):
-    """``(..., H, T, hd) -> (..., T, H * hd)``: concatenate the heads (the chapter's U)."""
-    *lead, H, T, hd = x.shape
-    return x.swapaxes(-3, -2).reshape(*lead, T, H * hd)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import reference as R
+import glassformer.nn.reference as R   # by full name, not through this package's __init__ (which imports this)
 from .functional import attention_scale, dropout_scale
 
 __all__ = [

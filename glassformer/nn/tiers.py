@@ -26,10 +26,13 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from types import SimpleNamespace
 
+# The tiers' modules themselves (their kernels are looked up at each call), imported by their full names:
+# ``from . import functional`` would read as an import of this package's __init__, which imports this module.
+import glassformer.nn.attention_blocks as _blocks
+import glassformer.nn.functional as _functional
+import glassformer.nn.reference_tier as _reference_tier
+
 from ..errors import InputError
-from . import attention_blocks as _blocks
-from . import functional as _functional
-from . import reference_tier as _reference_tier
 
 __all__ = ["kernels", "active_kernels", "ops", "KERNELS"]
 

@@ -12,10 +12,14 @@ items name, so those paths must be visible to every worker (a shared file system
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 import warnings
 from typing import Callable, Iterator
 
+import numpy as np
+
+from .._version import __version__
 from ..errors import ClusterError, MissingDependencyError
 from .engine import Engine, TaskOutcome, available_cores, check_jobs, failed_outcome
 
@@ -28,7 +32,7 @@ _ONE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 def import_distributed():
     """``distributed``, or :class:`MissingDependencyError` with the command that installs it."""
     try:
-        import distributed
+        import distributed   # optional dependency (the distributed extra): imported when a Dask engine starts
     except ImportError as exc:
         raise MissingDependencyError(
             "the Dask engine (scheduler 'local' or 'tcp://HOST:PORT') needs Dask, which is not installed: "
@@ -52,13 +56,7 @@ def _pre_spawn_environ(dask) -> dict:
 
 def worker_environment() -> dict:
     """Versions a worker runs, and its malloc trim setting (sent to every worker when the engine connects)."""
-    import os
-
-    import numpy
-
-    import glassformer
-
-    return {"glassformer": glassformer.__version__, "numpy": numpy.__version__,
+    return {"glassformer": __version__, "numpy": np.__version__,
             "malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_")}
 
 
@@ -114,7 +112,7 @@ class DaskEngine(Engine):
         return self
 
     def _start_local(self, distributed) -> None:
-        import dask
+        import dask   # optional, as distributed above (installed with it)
 
         n = self.local_workers or available_cores()
         env = {name: str(self.blas_threads) for name in _ONE_THREAD_ENV} if self.blas_threads else {}
@@ -206,7 +204,8 @@ class DaskEngine(Engine):
             self._client.cancel(futures)
 
     def _completed(self, task: Callable, pairs: list) -> Iterator[TaskOutcome]:
-        from distributed import as_completed
+        distributed = import_distributed()   # optional dependency, imported when the engine starts
+        as_completed = distributed.as_completed
 
         futures = self._submit(task, pairs)
         index_of = {f.key: i for f, (i, _) in zip(futures, pairs)}

@@ -26,6 +26,8 @@ import traceback as _traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
+from threadpoolctl import ThreadpoolController
+
 from ..errors import InputError
 
 __all__ = ["Engine", "SerialEngine", "TaskOutcome", "available_cores", "check_jobs"]
@@ -85,15 +87,14 @@ def failed_outcome(index: int, exc: BaseException, worker: str = "", seconds: fl
 
 # --------------------------------------------------------------------------- what runs in a worker
 @functools.lru_cache(maxsize=4)
-def _threadpools(pid: int, n_modules: int):
+def _threadpools(_pid: int, _n_modules: int):
     """threadpoolctl's view of the BLAS/OpenMP libraries loaded in this process.
 
     Building it reads the process's memory map (milliseconds in a busy worker, more than a small
     task takes), so it is kept per process id and rebuilt when a new module has been imported
-    (an import is how an extension brings in another BLAS or OpenMP library).
+    (an import is how an extension brings in another BLAS or OpenMP library): the two arguments
+    are the cache's key only.
     """
-    from threadpoolctl import ThreadpoolController
-
     return ThreadpoolController()
 
 
@@ -187,7 +188,7 @@ class Engine:
     def __enter__(self) -> "Engine":
         return self.start()
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *_exc_info) -> None:
         self.close()
 
     @property

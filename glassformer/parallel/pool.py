@@ -50,24 +50,18 @@ class JoblibEngine(Engine):
         """Nothing to release: loky keeps its workers for reuse and stops them when they idle."""
 
     def _parallel(self, return_as: str):
-        import joblib  # loky is imported here, when an engine is used, never by ``import glassformer``
-
-        return joblib.Parallel(n_jobs=self.jobs, backend="loky", max_nbytes=None, return_as=return_as)
+        return _joblib().Parallel(n_jobs=self.jobs, backend="loky", max_nbytes=None, return_as=return_as)
 
     def _config(self):
-        import joblib
-
-        return joblib.parallel_config(backend="loky", inner_max_num_threads=self.blas_threads)
+        return _joblib().parallel_config(backend="loky", inner_max_num_threads=self.blas_threads)
 
     def _map(self, task: Callable, items: list) -> list:
-        from joblib import delayed
-
+        delayed = _joblib().delayed
         with self._config():
             return self._parallel("list")(delayed(task)(item) for item in items)
 
     def _completed(self, task: Callable, pairs: list) -> Iterator[TaskOutcome]:
-        from joblib import delayed
-
+        delayed = _joblib().delayed
         seen: set[int] = set()
         with self._config():
             results = self._parallel("generator_unordered")(delayed(task)(pair) for pair in pairs)
@@ -77,3 +71,11 @@ class JoblibEngine(Engine):
                     yield outcome
             except Exception as exc:  # a worker died (killed, out of memory): the pool lost its tasks
                 yield from lost_outcomes(pairs, seen, exc)
+
+
+def _joblib():
+    """joblib, imported when a pool is first used: it brings in loky's process machinery, which
+    ``import glassformer`` must not start (the tests check that it does not)."""
+    import joblib   # loky comes with it: imported when a pool is used, never by ``import glassformer``
+
+    return joblib

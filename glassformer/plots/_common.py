@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
@@ -24,12 +25,9 @@ _INTERVAL_COLOURS = {"train": "tab:blue", "training": "tab:blue", "val": "tab:gr
 
 def _new_figure(figsize):
     """A constrained-layout figure: pyplot-managed if the caller uses pyplot, else standalone."""
-    if "matplotlib.pyplot" in sys.modules:
-        import matplotlib.pyplot as plt
-
-        return plt.figure(figsize=figsize, layout="constrained")
-    from matplotlib.figure import Figure
-
+    pyplot = sys.modules.get("matplotlib.pyplot")       # never imported here: it may pick a GUI back end
+    if pyplot is not None:
+        return pyplot.figure(figsize=figsize, layout="constrained")
     return Figure(figsize=figsize, layout="constrained")
 
 

@@ -4,6 +4,7 @@ value vs attention output, and the stages of a block (the chapter's representati
 
 from __future__ import annotations
 
+from matplotlib.lines import Line2D
 import numpy as np
 
 from .._validation import as_float_array
@@ -196,8 +197,6 @@ def plot_value_vs_output(depth, V, U, *, sequences=(0, 1, 2), components=None, d
         _invert_depth(ax, depths[k])
         if k == 0:
             ax.set_ylabel(_depth_label(depth_unit))
-    from matplotlib.lines import Line2D
-
     handles = [Line2D([], [], color="black", ls="--", marker="o", label="V: value vectors"),
                Line2D([], [], color="black", ls="-", marker="s", label="U: attention output")]
     handles += [Line2D([], [], color=f"C{j % 10}", lw=3, label=component_name(c)) for j, c in enumerate(comps)]

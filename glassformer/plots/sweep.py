@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from matplotlib.lines import Line2D
+from matplotlib.transforms import ScaledTranslation
 import numpy as np
 
 from ..errors import InputError
@@ -79,9 +81,6 @@ def _ranked_panel(ax, rows: list, chosen: int, baselines: dict, unit: str) -> No
 
 def _legend(ax, varied: bool) -> None:
     """One legend for every panel, under the ranked panel (where it hides no bar)."""
-    from matplotlib.lines import Line2D
-    from matplotlib.transforms import ScaledTranslation
-
     handles, labels = ax.get_legend_handles_labels()
     if varied:
         handles = [Line2D([], [], ls="", marker="o", color="tab:blue", alpha=0.7),

@@ -9,6 +9,7 @@ module         what it holds
 ``figures``    figures in the order of the story, with what to look for in each
 ``sections``   other results, data, configuration (collapsed, non-defaults first)
 ``svg``        inline SVG heat maps whose cells show query, key and weight on hover
+``display``    what Jupyter shows for a trace and an estimator (small HTML)
 ``tables``     escaping, number formatting, tables chosen by the shape of a value
 ``run``        reading a run folder (config.json, metrics.json, figures, sub-runs)
 =============  ===================================================================================
@@ -16,20 +17,9 @@ module         what it holds
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import click
-
+from .display import estimator_html, trace_html
 from .figures import FIGURE_GROUPS, FIGURE_GUIDES, FIGURE_ORDER, GENERIC_GUIDE, figure_guide
 from .page import build_report_html, write_report
 
-__all__ = ["FIGURE_GROUPS", "FIGURE_GUIDES", "FIGURE_ORDER", "GENERIC_GUIDE", "build_report_html", "figure_guide",
-           "report_command", "write_report"]
-
-
-@click.command("report")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path))
-def report_command(run_dir: Path) -> None:
-    """Write RUN_DIR/report.html: the result beside the baselines, the figures, the configuration, in one file."""
-    path = write_report(run_dir)
-    click.echo(f"Wrote {path}")
+__all__ = ["FIGURE_GROUPS", "FIGURE_GUIDES", "FIGURE_ORDER", "GENERIC_GUIDE", "build_report_html", "estimator_html",
+           "figure_guide", "trace_html", "write_report"]

@@ -14,6 +14,8 @@ import base64
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from .run import PNG_MAGIC, RunFolder
 from .svg import heatmap_svg
 from .tables import esc, fmt
@@ -171,8 +173,6 @@ def _interactive(run: RunFolder, stem: str, svg_id: str) -> str:
 
 def _scale_note(data: Mapping) -> str:
     """Say so when the colours span only the weights' own narrow range (near-uniform attention)."""
-    import numpy as np
-
     W = np.asarray(data["matrix"], dtype=float)
     lo, hi = float(np.nanmin(W)), float(np.nanmax(W))
     if data.get("vmin") is None and data.get("vmax") is None and hi - lo < 0.25:

@@ -11,11 +11,15 @@ sheet is inline, and there are no scripts, fonts or external links.  All text is
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
 
-from . import headline as hl
+from .._version import __version__
+from ..errors import DataFileError, InputError
+from ..io import atomic_write_text
 from .figures import figures_section
+from .headline import headline_of, sentence
 from .intro import intro_paragraphs, multi_intro, title_of
 from .run import RunFolder, is_run_folder, read_run
 from .sections import attribution_html, configuration_section, data_section, headline_section, notes_html, \
@@ -61,13 +65,11 @@ def _nav(links) -> str:
 
 
 def _byline(run: RunFolder) -> str:
-    from .. import __version__
-
     return (f"<p class=\"small\">Run folder <code>{esc(run.name)}</code>, report by glassformer "
             f"{esc(__version__)}. Everything is embedded in this file; no network is needed.</p>")
 
 
-def _run_body(run: RunFolder, prefix: str = "", level: int = 2) -> list:
+def _run_body(run: RunFolder, defaults: Mapping | None, prefix: str = "", level: int = 2) -> list:
     """Figures, other results, data and configuration of one run (headings at ``level``)."""
     h, body = f"h{level}", []
     figures, n = figures_section(run, prefix, level + 1)
@@ -78,20 +80,20 @@ def _run_body(run: RunFolder, prefix: str = "", level: int = 2) -> list:
     data = data_section(run)
     if data:
         body.append(f"<{h} id=\"{prefix}data\">Data</{h}>{data}")
-    config = configuration_section(run, f"{prefix}config")
+    config = configuration_section(run, f"{prefix}config", defaults)
     body.append(f"<{h} id=\"{prefix}configuration\">Configuration</{h}>"
                 + (config or "<p>No config.json in this run.</p>"))
     return body
 
 
-def _single(run: RunFolder) -> list:
+def _single(run: RunFolder, defaults: Mapping | None) -> list:
     links = [("result", "Result"), ("figures", "Figures"), ("results", "More results"), ("data", "Data"),
              ("configuration", "Configuration")]
     body = [f"<h1>{esc(title_of(run))}</h1>", *intro_paragraphs(run), attribution_html(run), _byline(run),
             _nav(links), notes_html(run)]
     head = headline_section(run)
     body.append("<h2 id=\"result\">Result</h2>" + (head or _no_headline(run)))
-    return body + _run_body(run)
+    return body + _run_body(run, defaults)
 
 
 def _no_headline(run: RunFolder) -> str:
@@ -102,7 +104,7 @@ def _no_headline(run: RunFolder) -> str:
 
 def _combined_headline(run: RunFolder) -> str:
     """One sentence per run and one table: every model of every run, by run."""
-    found = [(child, hl.headline_of(child.metrics)) for child in run.children]
+    found = [(child, headline_of(child.metrics)) for child in run.children]
     found = [(child, h) for child, h in found if h is not None]
     if not found:
         return "<p>No run in this folder has a model-beside-baselines result.</p>"
@@ -110,7 +112,7 @@ def _combined_headline(run: RunFolder) -> str:
             if any(c in r for _, h in found for r in h.rows.values())]
     units, sentences, rows = found[0][1].units, [], []
     for child, h in found:
-        sentences.append(hl.sentence(h, title_of(child)))
+        sentences.append(sentence(h, title_of(child)))
         for i, (name, r) in enumerate(h.rows.items()):
             first = f"<th class=\"run\" rowspan=\"{len(h.rows)}\">{esc(title_of(child))}</th>" if i == 0 else ""
             cls = " class=\"model\"" if name in h.models else ""
@@ -121,7 +123,7 @@ def _combined_headline(run: RunFolder) -> str:
             + "".join(f"<p class=\"verdict\">{esc(s)}</p>" for s in sentences))
 
 
-def _multi(run: RunFolder) -> list:
+def _multi(run: RunFolder, defaults: Mapping | None) -> list:
     links = [("result", "Result")] + [(f"run-{c.path.name}", title_of(c)) for c in run.children]
     body = [f"<h1>{esc(title_of(run))}</h1>", *multi_intro(run), attribution_html(run), _byline(run),
             _nav(links), notes_html(run), "<h2 id=\"result\">Result</h2>" + _combined_headline(run)]
@@ -133,7 +135,7 @@ def _multi(run: RunFolder) -> list:
         section = [f"<h2>{esc(title_of(child))}</h2>", *intro_paragraphs(child, describe=False), own,
                    notes_html(child)]
         section.append(headline_section(child, f"headline-{child.path.name}"))
-        section += _run_body(child, prefix, 3)
+        section += _run_body(child, defaults, prefix, 3)
         body.append(f"<section class=\"run\" id=\"run-{esc(child.path.name)}\">{''.join(section)}</section>")
     own = results_section(run, skip=[c.path.name for c in run.children])
     if own:
@@ -141,17 +143,17 @@ def _multi(run: RunFolder) -> list:
     return body
 
 
-def build_report_html(run_dir) -> str:
+def build_report_html(run_dir, defaults: Mapping | None = None) -> str:
     """The report's HTML text for ``run_dir`` (see :func:`write_report`)."""
     run = read_run(run_dir)
-    body = _multi(run) if run.children else _single(run)
+    body = _multi(run, defaults) if run.children else _single(run, defaults)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{esc(title_of(run))}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(b for b in body if b) + "\n</body></html>\n")
 
 
-def write_report(run_dir) -> Path:
+def write_report(run_dir, defaults: Mapping | None = None) -> Path:
     """Write ``run_dir/report.html``: a self-contained page telling what one run (or folder of runs) found.
 
     Parameters
@@ -162,6 +164,10 @@ def write_report(run_dir) -> Path:
         ``attribution.txt``; missing files are said to be missing and an unreadable JSON file is
         reported in the page instead of failing.  Or a folder whose sub-folders are run folders:
         one page, one section per run.
+    defaults : dict, optional
+        ``{config key: {parameter: default}}`` of the estimators whose parameters config.json holds,
+        so the configuration lists first what differs from them
+        (:func:`glassformer.models.run_config_defaults`); None lists every setting alike.
 
     Returns
     -------
@@ -176,9 +182,6 @@ def write_report(run_dir) -> Path:
         If ``run_dir`` has none of config.json, metrics.json, figures/ and no sub-folder that is a
         run folder.
     """
-    from ..errors import DataFileError, InputError
-    from ..io import atomic_write_text
-
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"report: run folder {run_dir} does not exist or is not a folder")
@@ -186,5 +189,5 @@ def write_report(run_dir) -> Path:
         raise DataFileError(f"report: {run_dir} is not a run folder (no config.json, metrics.json or figures/, "
                             "and no sub-folder that is a run folder)")
     path = run_dir / "report.html"
-    atomic_write_text(path, build_report_html(run_dir))
+    atomic_write_text(path, build_report_html(run_dir, defaults))
     return path

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import headline as hl
+from .display import differs_from_default
+from .headline import headline_of, sentence, table as headline_table
 from .run import RunFolder, attributions, predictions_summary
 from .tables import esc, flatten, fmt, is_scalar, is_short_list, kv_table, render
 
@@ -22,9 +23,6 @@ DATA_KEYS = ("data", "data_summary", "dataset", "wells", "train_wells", "validat
 SHOWN_ELSEWHERE = ("title", "description", "attribution", "units", "model", "baselines", "seeds")
 
 #: config.json keys holding an estimator's hyperparameters -> the estimator (its defaults are its signature's).
-ESTIMATORS = {"model": "SequenceRegressor", "lstm": "LSTMRegressor"}
-
-
 def notes_html(run: RunFolder) -> str:
     """Problems met reading the folder, as notes."""
     return "".join(f"<p class=\"note\">{esc(n)}</p>" for n in run.notes)
@@ -52,13 +50,13 @@ def _long_notes(metrics: Mapping) -> list:
 
 def headline_section(run: RunFolder, table_id: str = "headline") -> str:
     """The headline sentence and table (id ``table_id``), and the run's notes on them; "" if none."""
-    h = hl.headline_of(run.metrics)
+    h = headline_of(run.metrics)
     if h is None:
         return ""
     notes = "".join(f"<p class=\"note\">{esc(n)}</p>" for n in _long_notes(run.metrics))
-    return (hl.table(h, table_id)
+    return (headline_table(h, table_id)
             + "<p class=\"small\">The run's own model is shaded; the best value of each column is in bold.</p>"
-            + f"<p class=\"verdict\">{esc(hl.sentence(h))}</p>" + notes)
+            + f"<p class=\"verdict\">{esc(sentence(h))}</p>" + notes)
 
 
 #: Headings of well-known metrics.json entries (any other entry is headed by its key).
@@ -163,39 +161,36 @@ def data_section(run: RunFolder) -> str:
     return "".join(parts)
 
 
-def estimator_defaults(name: str) -> dict:
-    """Constructor defaults of ``glassformer.models.<name>`` (option dicts default to ``{}``)."""
-    from .. import models
-    from ..display import constructor_defaults
-
-    cls = getattr(models, name, None)
-    return constructor_defaults(cls) if cls is not None else {}
-
-
-def split_config(config: Mapping) -> tuple:
+def split_config(config: Mapping, defaults: Mapping | None = None) -> tuple:
     """``(differ, own, all)``: ``[(key, value, default)]`` of hyperparameters that differ from the
-    estimators' defaults; ``[(key, value)]`` of settings that have no library default; every setting."""
+    estimators' defaults; ``[(key, value)]`` of settings that have no library default; every setting.
+
+    ``defaults``: ``{config key: {parameter: default}}`` of the estimators whose parameters the
+    config holds (:func:`glassformer.models.run_config_defaults`); None knows no default.
+    """
+    defaults = defaults or {}
     differ, own, everything = [], [], []
     for key, value in config.items():
         if key in DATA_KEYS or key in ("title", "description", "attribution"):
             continue
-        defaults = estimator_defaults(ESTIMATORS[key]) if key in ESTIMATORS and isinstance(value, Mapping) else None
+        known = defaults.get(key) if isinstance(value, Mapping) else None
         for sub, v in (flatten({key: value}) if isinstance(value, Mapping) else [(key, value)]):
             everything.append((sub, v))
             name = sub.split(".", 1)[1] if "." in sub else sub
-            if defaults is not None and name in defaults:
-                if _differs(v, defaults[name]):
-                    differ.append((sub, v, defaults[name]))
+            if known is not None and name in known:
+                if differs_from_default(v, known[name]):
+                    differ.append((sub, v, known[name]))
             else:
                 own.append((sub, v))
     return differ, own, everything
 
 
-def configuration_section(run: RunFolder, table_prefix: str = "config") -> str:
-    """The configuration, collapsed: hyperparameters that differ from defaults first, then the rest."""
+def configuration_section(run: RunFolder, table_prefix: str = "config", defaults: Mapping | None = None) -> str:
+    """The configuration, collapsed: hyperparameters that differ from ``defaults`` (see
+    :func:`split_config`) first, then the rest."""
     if not isinstance(run.config, Mapping) or not run.config:
         return ""
-    differ, own, everything = split_config(run.config)
+    differ, own, everything = split_config(run.config, defaults)
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(fmt(v))}</td><td>{esc(fmt(d))}</td></tr>"
                    for k, v, d in differ)
     first = (f"<h4>Different from the defaults ({len(differ)})</h4><table id=\"{table_prefix}-differs\">"
@@ -207,9 +202,3 @@ def configuration_section(run: RunFolder, table_prefix: str = "config") -> str:
     return (f"<details class=\"config\"><summary>{esc(summary)}</summary>{first}{second}"
             f"<details><summary>All {len(everything)} settings</summary>"
             f"{kv_table(everything, f'{table_prefix}-all')}</details></details>")
-
-
-def _differs(value, default) -> bool:
-    from ..display import differs_from_default      # display draws with this package's SVG
-
-    return differs_from_default(value, default)

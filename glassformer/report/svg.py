@@ -1,13 +1,14 @@
 """Inline SVG heat maps of attention weights: one ``<rect>`` per cell, its ``<title>`` the hover text.
 
 Used by the report (the interactive attention figure) and by the notebook display of a trace
-(:mod:`glassformer.display`).  Plain SVG, no script and no external resource: a browser shows a
+(:mod:`glassformer.report.display`).  Plain SVG, no script and no external resource: a browser shows a
 cell's ``<title>`` ("query depth 3 m, key depth 4 m, weight 0.647") when the pointer rests on it.
 Colours are matplotlib's viridis, the colour map of the package's PNG attention figures.
 """
 
 from __future__ import annotations
 
+from matplotlib import colormaps
 import numpy as np
 
 from ..errors import ShapeError
@@ -19,8 +20,6 @@ MAX_CELLS = 64
 
 def _colours(values: np.ndarray, vmin: float, vmax: float, cmap: str = "viridis") -> np.ndarray:
     """``#rrggbb`` strings of ``cmap`` at ``(values - vmin) / (vmax - vmin)`` (clipped to 0-1)."""
-    from matplotlib import colormaps
-
     span = vmax - vmin
     t = np.clip((values - vmin) / span, 0.0, 1.0) if span > 0 else np.full(values.shape, 0.5)
     rgb = (colormaps[cmap](t)[..., :3] * 255).round().astype(int)                 # (..., 3)

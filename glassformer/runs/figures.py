@@ -6,10 +6,12 @@ CLI and Python users get the same pictures.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 
+from .. import plots
 from .folder import write_json
 
 __all__ = ["close_figure", "write_figures", "write_trace_figures"]
@@ -34,8 +36,6 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
 
     The single place where run figures are drawn, so the plotting back end can be swapped.
     """
-    from .. import plots
-
     figdir = Path(run_dir) / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -92,8 +92,6 @@ def write_trace_figures(run_dir, trace, depth, *, intervals=None, sequences=(0,)
     (e.g. ``{"train": (0.5, 7.5), "forecast": (7.5, 14.5)}``) are shaded on the depth plots.
     Returns the written paths.
     """
-    from .. import plots
-
     figdir = Path(run_dir) / "figures"
     written = []
     depth = np.asarray(depth, dtype=float)
@@ -117,9 +115,15 @@ def write_trace_figures(run_dir, trace, depth, *, intervals=None, sequences=(0,)
 
 
 def close_figure(fig) -> None:
-    import matplotlib.pyplot as plt
+    """Let pyplot forget a drawn figure (``fig``: a Figure, Axes or array of Axes).
 
+    The plots make pyplot-managed figures only when the caller has imported pyplot (in Jupyter, say);
+    otherwise they are standalone and nothing holds them, so pyplot is never imported here.
+    """
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
     figure = fig if hasattr(fig, "savefig") else getattr(fig, "figure", None)
     if figure is None:
         figure = np.asarray(fig, dtype=object).flat[0].figure
-    plt.close(figure)
+    pyplot.close(figure)

@@ -26,7 +26,7 @@ from ..nn import (
 from ..nn.positional import REGISTRY
 from .harness import (B, D, D_FF, HEADS, L, S, cross_attention, data, grad, grads, lstm_cell_with_state,
                       lstm_with_state, mha, self_attention)
-from .runner import Check, close
+from .check import Check, close
 
 __all__ = ["CLOSED_FORMS", "gradient_checks", "positional_check", "registry_entries"]
 

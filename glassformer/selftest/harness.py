@@ -15,7 +15,7 @@ import numpy as np
 
 from ..gradcheck import gradcheck
 from ..nn import LSTM, LSTMCell, Module, MultiheadAttention
-from .runner import all_ok
+from .check import all_ok
 
 __all__ = ["GRAD_TOL", "B", "L", "S", "D", "HEADS", "D_FF", "Adapter", "data", "grad", "grads", "mha",
            "self_attention", "cross_attention", "lstm_cell_with_state", "lstm_with_state"]

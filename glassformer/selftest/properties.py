@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ..nn import FeedForward, FourierMixing, MultiheadAttention, TransformerEncoderLayer
-from .runner import Check, max_diff
+from .check import Check, max_diff
 
 __all__ = ["N_TOKENS", "D_MODEL", "property_checks"]
 

@@ -1,37 +1,18 @@
 """Running checks: one ``[ok]``/``[FAIL]`` line each, then ``N/N checks passed``.
 
-A check is a named function returning ``(ok, detail)``.  A check that raises counts as a failure
-whose detail is the exception's message, so a broken layer shows up as ``[FAIL]`` and the run
-always reaches its summary line.  The helpers below turn comparisons into ``(ok, detail)`` pairs.
+A check (:class:`~glassformer.selftest.check.Check`) is a named function returning ``(ok, detail)``.
+A check that raises counts as a failure whose detail is the exception's message, so a broken layer
+shows up as ``[FAIL]`` and the run always reaches its summary line.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
-import numpy as np
+from .catalogue import CHECKS
+from .check import Check
 
-__all__ = ["Check", "run_check", "run_checks", "max_diff", "close", "all_ok"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One named check.
-
-    Attributes
-    ----------
-    name : str
-        The text printed after ``[ok]`` / ``[FAIL]``.
-    group : {"properties", "gradcheck", "values"}
-        ``--quick`` leaves out the ``"gradcheck"`` group.
-    func : callable
-        ``func() -> (ok: bool, detail: str)``.
-    """
-
-    name: str
-    group: str
-    func: Callable[[], tuple]
+__all__ = ["run_check", "run_checks", "select_checks"]
 
 
 def run_check(check: Check) -> tuple[bool, str]:
@@ -80,10 +61,7 @@ def run_checks(verbose: bool = True, *, quick: bool = False, only: str | None = 
     -------
     (passed, total) : tuple of int
     """
-    if checks is None:
-        from . import CHECKS   # the package assembles the list; imported here to avoid a cycle
-        checks = CHECKS
-    selected = select_checks(checks, quick=quick, only=only)
+    selected = select_checks(CHECKS if checks is None else checks, quick=quick, only=only)
     passed = 0
     for check in selected:
         ok, detail = run_check(check)
@@ -93,23 +71,3 @@ def run_checks(verbose: bool = True, *, quick: bool = False, only: str | None = 
     if verbose:
         echo(f"{passed}/{len(selected)} checks passed")
     return passed, len(selected)
-
-
-# --------------------------------------------------------------------------- (ok, detail) helpers
-def max_diff(a, b) -> float:
-    """``max |a - b|`` over all elements (0 for empty arrays)."""
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0))
-
-
-def close(name: str, got, want, atol: float) -> tuple[bool, str]:
-    """Same shape and ``max |got - want| <= atol``."""
-    err = max_diff(got, want)
-    ok = np.shape(got) == np.shape(want) and err <= atol
-    return ok, f"{name}: max |got - expected| = {err:.2e} (tolerance {atol:g})"
-
-
-def all_ok(results: Iterable[tuple]) -> tuple[bool, str]:
-    """Combine several ``(ok, detail)`` into one: all must pass; the detail lists the failures first."""
-    results = list(results)
-    bad = [d for ok, d in results if not ok]
-    return not bad, "; ".join(bad or [d for _, d in results])

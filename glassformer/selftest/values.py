@@ -12,7 +12,7 @@ import numpy as np
 from ..nn import (LayerNorm, MultiheadAttention, RotaryEmbedding, SinusoidalPositionalEncoding, causal_mask,
                   scaled_dot_product_attention)
 from .published import bug_report
-from .runner import Check, all_ok, close
+from .check import Check, all_ok, close
 
 __all__ = ["value_checks"]
 

@@ -12,11 +12,10 @@ from .corpus import (
 )
 from .tokenizers import (
     BOS, BOS_ID, EOS, EOS_ID, PAD, PAD_ID, SPECIAL_TOKENS, UNK, UNK_ID, CharTokenizer, WordTokenizer,
-    load_tokenizer,
 )
 
 __all__ = [
     "BOS", "BOS_ID", "CharTokenizer", "DATA_ENV_VAR", "EOS", "EOS_ID", "PAD", "PAD_ID", "PairSplit",
     "SHAKESPEARE_ATTRIBUTION", "SPECIAL_TOKENS", "TATOEBA_ATTRIBUTION", "UNK", "UNK_ID", "WordTokenizer",
-    "data_root", "load_pairs", "load_shakespeare", "load_tokenizer", "split_pairs", "split_text",
+    "data_root", "load_pairs", "load_shakespeare", "split_pairs", "split_text",
 ]

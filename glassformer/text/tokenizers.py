@@ -25,17 +25,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from pathlib import Path
 from typing import Iterable, Sequence
 
 from .._validation import check_positive_int
-from ..errors import InputError, ModelFileError
+from ..errors import InputError
 from .vocabulary import (BOS, BOS_ID, EOS, EOS_ID, PAD, PAD_ID, SPECIAL_TOKENS, UNK, UNK_ID, Vocabulary,
-                         check_text, check_texts, read_tokenizer_file)
+                         check_text, check_texts)
 
 __all__ = [
     "BOS", "BOS_ID", "CharTokenizer", "EOS", "EOS_ID", "PAD", "PAD_ID", "SPECIAL_TOKENS", "UNK", "UNK_ID",
-    "WordTokenizer", "load_tokenizer",
+    "WordTokenizer",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -270,18 +269,3 @@ class CharTokenizer(Vocabulary):
             raise InputError("CharTokenizer.fit: the text is empty; need at least one character")
         self._set_tokens(sorted(chars))
         return self
-
-
-
-def load_tokenizer(path):
-    """Load a :class:`WordTokenizer` or :class:`CharTokenizer` file, whichever it holds.
-
-    Raises
-    ------
-    ModelFileError as :meth:`WordTokenizer.load`.
-    """
-    kind = read_tokenizer_file(Path(path)).get("kind")
-    classes = {WordTokenizer._KIND: WordTokenizer, CharTokenizer._KIND: CharTokenizer}
-    if kind not in classes:
-        raise ModelFileError(f"{path}: unknown tokenizer kind {kind!r} (expected 'word' or 'char')")
-    return classes[kind].load(path)

@@ -80,11 +80,6 @@ class Vocabulary:
             raise NotReadyError(f"{name}.{where}: the tokenizer has no vocabulary yet; call fit(...) or {name}.load(path) first")
 
     @property
-    def is_fitted(self) -> bool:
-        """True once :meth:`fit` or :meth:`load` has built the vocabulary."""
-        return self._tokens is not None
-
-    @property
     def vocab_size(self) -> int:
         """Number of ids, the four special tokens included."""
         self._require_fitted("vocab_size")
@@ -303,7 +298,7 @@ class Vocabulary:
         if doc.get("kind") != cls._KIND:
             other = {"word": "WordTokenizer", "char": "CharTokenizer"}.get(doc.get("kind"), "?")
             raise ModelFileError(f"{path}: holds a {doc.get('kind')!r} tokenizer, not {cls._KIND!r}; "
-                                 f"use {other}.load or load_tokenizer")
+                                 f"use {other}.load")
         tokens = doc.get("tokens")
         if (not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens)
                 or tuple(tokens[:4]) != SPECIAL_TOKENS or len(set(tokens)) != len(tokens)):

@@ -22,6 +22,7 @@ import time
 from typing import Callable
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..errors import InputError
 
@@ -208,8 +209,6 @@ class ProgressBar(Callback):
         self.bar = None
 
     def on_train_begin(self, trainer) -> None:
-        from tqdm.auto import tqdm
-
         self.bar = tqdm(total=trainer.epochs, initial=trainer.epoch, desc=self.desc, unit="epoch", leave=False,
                         mininterval=self.min_interval)
         self._posted = 0.0

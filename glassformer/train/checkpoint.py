@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import io
+from ..errors import ModelFileError, StateDictError
 from ._checks import check_int
 from .callbacks import Callback
 
@@ -106,8 +108,6 @@ def save_checkpoint(trainer, path, *, config: dict | None = None) -> Path:
 
     Returns the ``checkpoint.npz`` written (see :func:`glassformer.io.save_checkpoint`).
     """
-    from .. import io
-
     model = trainer.model
     model_state = dict(model.state_dict()) if model is not None and hasattr(model, "state_dict") \
         else {name: p.data.copy() for name, p in trainer.named_params}
@@ -124,9 +124,6 @@ def load_checkpoint(trainer, checkpoint) -> None:
         Unreadable checkpoint, or one written for another run (epochs, rows, batch size, shuffling,
         seed or parameters differ; the message names what differs).
     """
-    from .. import io
-    from ..errors import ModelFileError, StateDictError
-
     ck = checkpoint if isinstance(checkpoint, io.Checkpoint) else io.load_checkpoint(checkpoint)
     where = f"resume from {checkpoint if not isinstance(checkpoint, io.Checkpoint) else 'checkpoint'}"
     ts = ck.trainer_state
@@ -153,8 +150,6 @@ def load_checkpoint(trainer, checkpoint) -> None:
 
 
 def _load_named(named_params, state: dict, where: str) -> None:
-    from ..errors import ModelFileError
-
     for name, p in named_params:
         if name not in state or np.shape(state[name]) != p.data.shape:
             raise ModelFileError(f"{where}: parameter {name!r} missing or of another shape in the checkpoint")

@@ -46,15 +46,15 @@ from .intervals import ConformalScale, coverage_curve, ensemble_quantiles, inter
 from .evaluation import evaluate_split, metrics_by_well, regression_metrics, summarise_runs
 from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
-from .splits import check_training_logs, choose_validation, deepest_blocks, forecast_logs, load_split
-from .tables import format_comparison_table, format_metrics_table, format_per_well_table, verdict
+from .splits import check_training_logs, choose_validation, deepest_blocks, forecast_logs
+from .tables import format_comparison_table, format_per_well_table, verdict
 from .tree_baselines import TREE_BASELINE_NAMES, TreeBaseline, rolling_context
 
 __all__ = [
     "BASELINE_NAMES", "InputCheck", "PorosityPermeabilityTransform", "TREE_BASELINE_NAMES", "TrainingMean",
     "TreeBaseline", "WellDataset", "WellEntry", "WellModel", "build_dataset", "check_inputs", "check_training_logs",
     "choose_validation", "compare_wells", "deepest_blocks", "evaluate_split", "forecast_logs",
-    "format_comparison_table", "format_metrics_table", "format_per_well_table", "load_split", "metrics_by_well",
+    "format_comparison_table", "format_per_well_table", "metrics_by_well",
     "read_manifest", "regression_metrics", "rolling_context", "run_well_experiment", "seed_list", "summarise_runs",
     "training_record", "verdict", "with_seed",
 ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from sklearn.linear_model import LinearRegression
 
 from .._validation import as_float_array
 from ..errors import InputError, ModelFileError, NotReadyError, ShapeError
@@ -140,8 +141,6 @@ class PorosityPermeabilityTransform:
         if np.ptp(phi[use]) == 0:
             raise InputError(f"{where}: porosity is constant ({phi[use][0]!r}) over the {n} usable rows; "
                              "the slope is undefined")
-        from sklearn.linear_model import LinearRegression   # imported here: it costs ~1.8 s at CLI start
-
         reg = LinearRegression().fit(phi[use, None], logk[use])
         self.slope_ = float(reg.coef_[0])
         self.intercept_ = float(reg.intercept_)

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import InputError
+from ..parallel import SerialEngine
 from .manifest import MANIFEST_COLUMNS, Manifest, model_identity
-from .prediction import OUTPUT_FORMATS, manifest_row, predict_file
+from .prediction import OUTPUT_FORMATS, load_predictor, manifest_row, predict_file
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "MANIFEST_COLUMNS", "execute_batch", "expand_inputs",
            "output_paths", "plan_batch", "predict_job", "run_batch"]
@@ -140,8 +141,6 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
     InputError, ModelFileError
         As :func:`run_batch`, before anything is written or any worker started.
     """
-    from .prediction import load_predictor
-
     if not files:
         raise InputError("no well file to predict")
     files = [Path(f) for f in files]
@@ -174,8 +173,6 @@ def execute_batch(plan: dict, engine=None, on_row: Callable[[dict], None] | None
     The manifest is rewritten as wells finish and once more at the end, also when the batch is
     interrupted (Ctrl-C), so it always lists the wells done.
     """
-    from ..parallel import SerialEngine
-
     engine = engine if engine is not None else SerialEngine()
     files, outputs, rows, index, manifest = (plan[k] for k in ("files", "outputs", "rows", "index", "manifest"))
     rows = list(rows)

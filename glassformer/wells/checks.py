@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..data import WellLog
 from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
 
@@ -116,8 +117,6 @@ def convert_depth(log, unit: str):
     if unit not in ("m", "ft"):
         raise DepthError(f"--depth-unit must be m or ft, got {unit!r}")
     factor = FEET_TO_METRES if unit == "m" else 1.0 / FEET_TO_METRES
-    from ..data import WellLog
-
     return WellLog(name=log.name, depth=log.depth * factor, curves=log.curves, units=log.units, depth_unit=unit,
                    source=log.source, descriptions=log.descriptions, depth_mnemonic=log.depth_mnemonic,
                    skipped=log.skipped)

@@ -29,8 +29,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
+from ..models import run_config_defaults
+from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_json
 from .core_report import core_figures, coverage_summary, verdict_lines
 from .core_scoring import baseline_predictions, log_perm_name, score_roles
@@ -40,6 +43,7 @@ from .ensemble import fit_ensemble, fit_pretrained_ensemble
 from .baselines import MEAN
 from .evaluation import regression_metrics
 from .model import WellModel
+from .tables import _num
 from .tree_baselines import TREE_BASELINE_NAMES
 from .uncertainty import QUANTILE_BASELINE
 
@@ -128,9 +132,7 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
     for line in summary_lines(metrics):
         echo(line)
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     return metrics
 
 
@@ -245,8 +247,6 @@ def _config(title, wm, cw, split, ensembles, curve, config, attribution) -> dict
 
 def _frame(cw, split, wm, preds, quantiles):
     """predictions.csv: one row per log sample; the plug's core run and role; every model; P10/P50/P90."""
-    import pandas as pd
-
     unit = "log10_mD" if wm.log_target else "mD"
     role = np.full(len(cw.log), "", dtype=object)
     for r in ROLES:
@@ -272,8 +272,6 @@ def _column(name: str) -> str:
 
 def summary_lines(metrics: dict) -> list:
     """The plain-text summary the CLI prints: the test table, the verdict and the coverage."""
-    from .tables import _num
-
     unit = metrics["units"]["rmse"]
     comp = metrics["comparison"]
     lines = [f"{metrics['title']} -- {comp['split']}, RMSE/MAE in {unit}",

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import warnings
 
 import numpy as np
+import pandas as pd
 
+from .. import plots
 from ..data import estimate_depth_shifts
 from ..errors import InputError
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
@@ -51,10 +54,6 @@ def run_core_match(out, log, core, *, curve: str = "PHIF", window: float = 2.0, 
         From :func:`~glassformer.data.estimate_depth_shifts` (no core porosity, no such curve,
         differing depth units, bad window).
     """
-    import warnings
-
-    from .. import plots
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         match = estimate_depth_shifts(core, log, curve=curve, window=window, min_plugs=min_plugs)
@@ -63,8 +62,6 @@ def run_core_match(out, log, core, *, curve: str = "PHIF", window: float = 2.0, 
     doc = {**match.to_dict(), "well": log.name, "core": core.source, "notes": notes,
            "shifts": {str(r.run): r.shift for r in match.runs}}
     write_json(out / SHIFTS_FILE, doc)
-    import pandas as pd
-
     table = {"shift": match.candidates}
     for r, row in zip(match.runs, match.correlations):
         table[f"run {r.run}"] = row

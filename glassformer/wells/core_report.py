@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import plots
 from ..errors import InputError
+from ..plots._common import _new_figure
+from ..runs import write_figures
 from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
 from .uncertainty import interval_summary
 
@@ -87,9 +90,6 @@ def verdict_lines(metrics: dict) -> list:
 
 def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference, title):
     """depth_match, core_on_log, interval_vs_depth, coverage, loss and the core crossplot into ``out/figures``."""
-    from .. import plots
-    from ..runs import write_figures
-
     extra = {"interval_vs_depth": lambda: _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title),
              "coverage": lambda: _coverage_figure(coverage, title)}
     if cw.match is not None:
@@ -110,9 +110,6 @@ def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_per
 
 
 def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
-    from .. import plots
-    from ..plots._common import _new_figure
-
     names = list(quantiles)
     fig = _new_figure((4.6 * len(names) + 0.6, 8.5))
     axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
@@ -131,9 +128,6 @@ def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
 
 
 def _coverage_figure(coverage, title, where="test plugs"):
-    from .. import plots
-    from ..plots._common import _new_figure
-
     fig = _new_figure((5.2 * len(coverage) + 0.4, 5.0))
     axes = fig.subplots(1, len(coverage), squeeze=False)[0]
     for ax, (name, c) in zip(axes, coverage.items()):

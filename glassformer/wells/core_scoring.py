@@ -18,6 +18,8 @@ is scored on the same plugs.  The baselines, each fitted on the training plugs o
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..data.units import volume_fraction_kind
@@ -68,8 +70,6 @@ def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH")
     the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
     dict name -> fit time in s, and list of notes (a baseline that could not be made, and why).
     """
-    import time
-
     notes = []
     own = wm.predict_baselines(cw.log)
     preds = {name: p for name, p in own.items() if name not in BASELINE_NAMES}          # the tree ensembles

@@ -21,9 +21,14 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
+from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 
+from ..data import WellLog
 from ..errors import InputError
-from .evaluation import evaluate_split, metrics_by_well, regression_metrics
+from ..parallel import SerialEngine
+from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
+from .model import WellModel, with_seed
 
 __all__ = ["cv_folds", "cv_tasks", "log_from_item", "log_to_item", "run_fold", "run_folds", "summarise_folds"]
 
@@ -36,8 +41,6 @@ def log_to_item(log) -> dict:
 
 def log_from_item(item: dict):
     """The WellLog of :func:`log_to_item`."""
-    from ..data import WellLog
-
     return WellLog(**item)
 
 
@@ -51,8 +54,6 @@ def cv_folds(logs, n_folds: int | None = None) -> list:
     InputError
         Fewer than two wells, or ``n_folds`` outside 2..number of wells.
     """
-    from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
-
     n = len(logs)
     if n < 2:
         raise InputError(f"cross-validation needs at least 2 wells, got {n}")
@@ -77,8 +78,6 @@ def cv_tasks(logs, settings: dict, seeds, n_folds: int | None = None) -> list:
 
 def _well_model(spec: dict, seed: int):
     """The unfitted WellModel of ``spec`` (:meth:`WellModel.spec`) with every draw from ``seed``."""
-    from .model import WellModel, with_seed
-
     return with_seed(WellModel.from_spec(spec), seed)
 
 
@@ -134,13 +133,9 @@ def _records(results, models) -> list:
 
 def _pooled(results, models, target_col: str, unit: str) -> dict:
     """Metrics over every held-out depth of every fold (per seed, then the mean over seeds)."""
-    import pandas as pd
-
     out = {}
     seeds = sorted({r["seed"] for r in results})
     frames = {s: pd.concat([pd.DataFrame(r["rows"]) for r in results if r["seed"] == s]) for s in seeds}
-    from .evaluation import COLUMN
-
     for m in models:
         per = [regression_metrics(f[target_col], f[f"{COLUMN.get(m, m)}_{unit}"]) for f in frames.values()]
         out[m] = {k: _mean_sd([p[k] for p in per])[0] for k in ("rmse", "mae", "r2")}
@@ -185,8 +180,6 @@ def summarise_folds(results: list, *, target_col: str, unit_suffix: str) -> dict
 
 def run_folds(tasks, engine=None, echo=print) -> list:
     """Run the fold tasks on ``engine`` (default: one after another here); a failing fold raises."""
-    from ..parallel import SerialEngine
-
     t0 = time.perf_counter()
     if engine is None:
         with SerialEngine() as serial:

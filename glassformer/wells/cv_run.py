@@ -12,7 +12,12 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import pandas as pd
+
+from .. import plots
 from ..errors import InputError
+from ..models import run_config_defaults
+from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
@@ -65,8 +70,6 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     metrics["seconds"] = time.perf_counter() - t0
     write_json(out / "metrics.json", metrics)
     write_json(out / "config.json", _config(wm, title, logs, seeds, n_folds, config, attribution))
-    import pandas as pd
-
     first = [r for r in results if r["seed"] == results[0]["seed"]]
     rows = pd.concat([pd.DataFrame(r["rows"]) for r in first], ignore_index=True)
     write_csv(out / "predictions.csv", rows)
@@ -78,11 +81,12 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     for fold, span in metrics["validation_span"].items():
         for line in span["warnings"]:
             echo(f"warning: {fold}: {line}")
+    for result in first:                        # the validation blocks are the same for every seed
+        for line in (result["validation"] or {}).get("small_data") or []:
+            echo(f"warning: held out {', '.join(result['test_wells'])}: {line}")
     echo(f"Cross-validation took {metrics['seconds']:.0f} s")
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     return metrics
 
 
@@ -134,8 +138,6 @@ def _settings(wm) -> dict:
 
 
 def _figures(out, summary, rows, wm, logs, title) -> None:
-    from .. import plots
-
     unit = "log10 mD" if wm.log_target else "mD"
     ucol = "log10_mD" if wm.log_target else "mD"
     table = dict(summary["per_well_rmse"])

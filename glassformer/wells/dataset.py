@@ -31,7 +31,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
+from ..data import common_depth_unit, curve_name, read_wells, state_units, with_requested_names
 from ..errors import DataFileError, InputError
 from .checks import check_wells
 from .splits import _forecast_part, check_training_logs
@@ -132,8 +134,6 @@ def read_manifest(path) -> list:
         Unreadable file, a missing ``file``/``role`` column, an unknown role, a top without a base,
         a bad number or a listed file that does not exist (naming the line).
     """
-    import pandas as pd
-
     path = Path(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
@@ -238,8 +238,6 @@ def _cut(log, names, interval, role: str):
 def _read(paths, names, aliases, use_defaults: bool = False, reading: dict | None = None) -> tuple:
     """Each distinct file read once (every sheet of a workbook, unless ``reading`` names one), its curves
     renamed to ``names`` and the units ``reading["units"]`` states: ``({path: [logs]}, {well: {asked: used}})``."""
-    from ..data import read_wells, with_requested_names
-
     reading = dict(reading or {})
     reading["stated_units"] = reading.pop("units", None) or {}
     logs, used = {}, {}
@@ -260,8 +258,6 @@ def _read(paths, names, aliases, use_defaults: bool = False, reading: dict | Non
 
 def _check_units_named(units, logs: dict) -> None:
     """Refuse a ``--unit CURVE=UNIT`` whose curve is in none of the wells (a typing error, not a unit)."""
-    from ..data import state_units
-
     every = [g for gs in logs.values() for g in gs]
     for curve, unit in (units or {}).items():
         if every and not any(g.key_of(curve) in g.curves for g in every):
@@ -274,8 +270,6 @@ def _logs_of(logs: dict, path) -> list:
 
 def _assemble(items, names, window: int | None, curves_used: dict) -> WellDataset:
     """Cut every ``(log, role, interval or None, label)`` item; forecasts of a training well keep clear of it."""
-    from ..data import common_depth_unit
-
     order = sorted(items, key=lambda it: ROLES.index(it[1]))
     parts = {role: [] for role in ROLES}
     trained = {}                                   # id(log) -> [(top, base, label)] of its training parts
@@ -361,8 +355,6 @@ def build_dataset(data, *, inputs, target, test_data=(), val_data=(), train_dept
     InputError
         A well key that matches no well or several.
     """
-    from ..data import curve_name
-
     names = [curve_name(m) for m in (*inputs, target)]
     entries = read_manifest(manifest) if manifest else []
     paths = [*data, *val_data, *test_data, *(e.path for e in entries)]

@@ -35,7 +35,12 @@ import numpy as np
 
 from .. import io
 from ..errors import InputError, ModelFileError
+from ..models import SequenceRegressor
+from ..models.members import fit_members
+from ..parallel import SerialEngine
+from ..runs.folder import _clean
 from .evaluation import training_summary
+from .experiment import seed_list
 from .intervals import NOMINAL, ConformalScale, ensemble_quantiles
 from .model import WellModel
 
@@ -47,8 +52,6 @@ ENSEMBLE_VERSION = 1
 
 def member_seeds(n_members: int, first: int = 42) -> list:
     """``n_members`` seeds: ``first``, then 0, 1, 2, ... (as ``--seeds`` of ``glassformer train``)."""
-    from .experiment import seed_list
-
     if isinstance(n_members, bool) or not isinstance(n_members, (int, np.integer)) or n_members < 2:
         raise InputError(f"an ensemble needs at least 2 members (their spread is the uncertainty), got {n_members!r}")
     return seed_list(int(n_members), first)
@@ -72,8 +75,6 @@ def fit_member(task: dict) -> dict:
     dict
         ``{"folder": str, "seed": int, "seconds": float, "training": {...}}``.
     """
-    from ..models import SequenceRegressor
-
     params = {**task["params"], "random_state": int(task["seed"])}
     if task.get("init"):
         model = SequenceRegressor.load(task["init"]).set_params(**{**params, "warm_start": True})
@@ -219,8 +220,6 @@ def find_ensemble(folder) -> Path | None:
 
 
 def _plain(obj):
-    from ..runs.folder import _clean
-
     return _clean(obj)
 
 
@@ -256,9 +255,6 @@ def fit_together(tasks: list) -> list:
     and ``out``; each member is saved as :func:`fit_member` saves it.  ``seconds`` is the shared
     training time divided by the number of members.  See :mod:`glassformer.models.members`.
     """
-    from ..models import SequenceRegressor
-    from ..models.members import fit_members
-
     first = tasks[0]
     models = [SequenceRegressor(**{**task["params"], "random_state": int(task["seed"])}) for task in tasks]
     t0 = time.perf_counter()
@@ -277,16 +273,12 @@ def _run(tasks, engine, batched: bool = False) -> list:
     if batched:
         return fit_together(tasks)
     if engine is None:
-        from ..parallel import SerialEngine
-
         engine = SerialEngine()
     return engine.map(fit_member, tasks)
 
 
 def _members(wm: WellModel, results) -> list:
     """The fitted well models of ``results`` (each a copy of ``wm`` holding its member's network)."""
-    from ..models import SequenceRegressor
-
     members = []
     for r in results:
         m = copy.copy(wm)
@@ -306,8 +298,6 @@ def _public(results) -> list:
 def _model_params(wm: WellModel, **overrides) -> dict:
     """Every member's transformer parameters: those of ``wm``'s specification (the default transformer's when it
     names none), without progress bars."""
-    from ..models import SequenceRegressor
-
     model = wm.spec()["model"]
     params = model["params"] if model is not None else SequenceRegressor().get_params(deep=False)
     return {**params, "progress": False, **overrides}

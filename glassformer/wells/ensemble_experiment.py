@@ -12,10 +12,15 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
+from .. import plots
 from ..errors import InputError
-from ..runs import prepare_run_dir, write_csv, write_json
-from .core_report import coverage_summary
+from ..models import run_config_defaults
+from ..report import write_report
+from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from .core_experiment import summary_lines
+from .core_report import _coverage_figure, coverage_summary, verdict_lines
 from .core_scoring import score_roles
 from .core_split import masked_target
 from .ensemble import fit_ensemble
@@ -46,8 +51,6 @@ def _validation(train_logs, whole_logs, validation_wells, validation_depth, targ
 
 def _predict(ens, wm, logs, role):
     """Concatenated arrays over ``logs``: y, member quantiles (calibrated/uncalibrated), baselines, rows."""
-    import pandas as pd
-
     parts = []
     for g in logs:
         members = ens.predict_members(g)                                            # (K, n)
@@ -135,21 +138,15 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
                                      "test_wells": [g.name for g in test_logs], **(config or {})})
     write_csv(out / "predictions.csv", rows)
     _figures(out, ens, test_logs[0], rows, metrics, boundary, title)
-    from .core_experiment import summary_lines
-
     for line in summary_lines(metrics):
         echo(line)
     echo(metrics["recommendation"]["text"])
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     return metrics
 
 
 def _metrics(title, wm, ens, scores, coverage, seconds, test_logs, attribution) -> dict:
-    from .core_report import verdict_lines
-
     unit = "log10 mD" if wm.log_target else "mD"
     n = scores["test"]["transformer"]["n"]
     where = f"test wells {', '.join(g.name for g in test_logs)} ({n} depths)"
@@ -167,15 +164,10 @@ def _metrics(title, wm, ens, scores, coverage, seconds, test_logs, attribution) 
 
 
 def _figures(out, ens, show, rows, metrics, boundary, title) -> None:
-    from ..runs import write_figures
-    from .core_report import _coverage_figure
-
     unit = "log10_mD" if ens.first.log_target else "mD"
     same = rows[rows["well"] == show.name]
 
     def band():
-        from .. import plots
-
         return plots.plot_interval_vs_depth(
             same["depth"].to_numpy(), *(same[f"transformer_{k}_{unit}"].to_numpy() for k in ("P10", "P50", "P90")),
             observed=same[f"{ens.first.target_name}_observed_{unit}"].to_numpy(), quantity=ens.first.target_name,

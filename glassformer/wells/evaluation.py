@@ -7,6 +7,8 @@ prediction both exist.  Units are the target's (log10 mD for a logged permeabili
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
@@ -47,8 +49,6 @@ def regression_metrics(y_true, y_pred) -> dict:
     if n == 0:
         raise InputError(f"{where}: no position has both y_true and y_pred (all {t.size} pairs contain NaN)")
     t, p = t[use], p[use]
-    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score   # lazy: slow import
-
     return {
         "rmse": float(np.sqrt(mean_squared_error(t, p))),
         "mae": float(mean_absolute_error(t, p)),
@@ -73,8 +73,6 @@ def evaluate_split(wm, logs, split: str):
     porosity-permeability transform, the training mean) and the blend of the transformer and the
     gradient boosting (when both exist).  Metrics pool every depth of every log of the split.
     """
-    import pandas as pd
-
     frames, truth, preds = [], [], {}
     unit = "log10_mD" if wm.log_target else "mD"
     for g in logs:

@@ -15,15 +15,20 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 
+from .. import plots
 from ..errors import DivergenceError, InputError
-from ..models import LSTMRegressor, SequenceRegressor
+from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
+from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 from .checks import target_unit
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
+from .last_good import fit_or_keep_last_good
 from .model import WellModel, with_seed
 from .recommend import recommend_model
+from .seeds import fit_seeds
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 
@@ -46,28 +51,6 @@ def seed_list(n: int, first: int = 42) -> list:
         raise InputError(f"--seeds must be >= 1, got {n}")
     rest = [s for s in range(int(n) + 1) if s != first]
     return [int(first)] + rest[:int(n) - 1]
-
-
-def _fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_logs=None) -> None:
-    """Fit ``wm``; when training diverges, save its last good parameters (with baselines) into ``out/model``.
-
-    The regressor restores its last good parameters itself; fitting the baselines makes the saved
-    folder usable by ``glassformer predict``.  The DivergenceError is re-raised with a sentence
-    saying where the model went.
-    """
-    try:
-        wm.fit(train_logs, val_logs=val_logs, callbacks=callbacks)
-    except DivergenceError as exc:
-        wm.model_.is_fitted_ = True
-        wm.lstm_ = None
-        wm.fit_baselines(train_logs)
-        folder = Path(out) / "model"
-        wm.save(folder, overwrite=True)
-        history = wm.model_.history_
-        untrained = " (the untrained initial weights: no epoch finished)" if history is None or len(history) == 0 \
-            else ""
-        raise DivergenceError(f"{exc} The last good model was saved to {folder}{untrained}; rerun into the same "
-                              f"--out with --overwrite.", epoch=exc.epoch, where=exc.where) from None
 
 
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
@@ -127,8 +110,6 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
                                             val_logs))
     write_json(out / "metrics.json", metrics)
-    import pandas as pd
-
     rows = pd.concat([train_rows, test_rows], ignore_index=True)
     write_csv(out / "predictions.csv", rows)
     _figures(out, fitted, rows, train_logs, test_logs, boundary, title)
@@ -140,9 +121,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     for line in (metrics.get("validation_span") or {}).get("warnings", []):
         echo(f"warning: {line}")
     if report:
-        from ..report import write_report
-
-        write_report(out)
+        write_report(out, run_config_defaults())
     return metrics
 
 
@@ -153,14 +132,12 @@ def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo,
     if engine is not None:
         if callbacks:
             raise InputError("run_well_experiment: callbacks run in this process; give them without an engine")
-        from .seeds import fit_seeds
-
         runs, first = fit_seeds(engine, wm, train_logs, test_logs, seeds, out, echo=echo, val_logs=val_logs)
     in_process = seeds if engine is None else ()          # an engine has fitted them above
     for i, seed in enumerate(in_process):
         fitted = with_seed(wm, seed)
         if i == 0:
-            _fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
+            fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
         else:
             fitted.fit(train_logs, val_logs=val_logs)
         train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
@@ -251,8 +228,6 @@ def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, ti
         return dict(depth=same["depth"].to_numpy(), observed=same[f"{wm.target_name}_observed_{ucol}"].to_numpy(),
                     predictions={("poro-perm transform" if n.startswith("porosity") else n):
                                  same[f"{COLUMN[n]}_{ucol}"].to_numpy() for n in names})
-
-    from .. import plots
 
     common = dict(quantity=wm.target_name, unit=_unit(wm), depth_unit=show.depth_unit)
 

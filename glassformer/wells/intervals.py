@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.stats import norm
 
 from .._validation import as_float_array
 from ..errors import InputError, NotReadyError, ShapeError
@@ -46,8 +47,6 @@ _TINY = 1e-12
 
 def normal_quantile(p) -> np.ndarray:
     """Standard normal quantile ``z_p`` (``normal_quantile(0.9) = 1.2816``), elementwise for p in (0, 1)."""
-    from scipy.stats import norm
-
     p = np.asarray(p, dtype=np.float64)
     if ((p <= 0) | (p >= 1)).any():
         raise InputError(f"probabilities must lie strictly between 0 and 1, got {p.tolist()}")

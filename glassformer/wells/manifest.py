@@ -24,7 +24,9 @@ import threading
 import time
 from pathlib import Path
 
+from .. import io
 from ..errors import InputError, ModelFileError
+from .ensemble import find_ensemble
 
 __all__ = ["MANIFEST_COLUMNS", "Manifest", "model_identity"]
 
@@ -50,8 +52,6 @@ def model_identity(model_dir) -> dict:
     ModelFileError
         No ``model.json`` (or ``ensemble.json``) there, or one without a readable checksum.
     """
-    from .ensemble import find_ensemble
-
     found = find_ensemble(model_dir)
     if found is not None:
         try:
@@ -146,8 +146,6 @@ class Manifest:
                 self._pending = None
 
     def _write(self, rows: list) -> None:
-        from .. import io
-
         start = time.perf_counter()
         done = [r for r in rows if r is not None]
         status = [r["status"] for r in done]

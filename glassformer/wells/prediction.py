@@ -27,11 +27,16 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
+from .. import io
+from ..data import describe_use, read_well, state_units, with_requested_names, write_las
 from ..errors import InputError, ShapeError
 from .baselines import BLEND, blend
-from .checks import STEP_TOLERANCE, target_unit
+from .checks import STEP_TOLERANCE, check_inputs, target_unit
+from .ensemble import DeepEnsemble, find_ensemble
 from .evaluation import COLUMN
+from .model import WellModel
 from .resample import interpolate_onto, resample_log
 
 __all__ = ["OUTPUT_FORMATS", "add_flags", "load_predictor", "manifest_row", "model_predictions", "predict_file",
@@ -53,9 +58,6 @@ def load_predictor(model_dir, *, every_model: bool = False) -> tuple:
     ModelFileError
         No readable model or ensemble in ``model_dir``.
     """
-    from .ensemble import DeepEnsemble, find_ensemble
-    from .model import WellModel
-
     found = find_ensemble(model_dir)
     if found is None:
         return WellModel.load(model_dir), None
@@ -222,11 +224,6 @@ def write_prediction(out, wm, log, cols: dict, units: dict, model_label: str, ab
     InputError
         ``out`` ends neither in ``.csv`` nor in ``.las``.
     """
-    import pandas as pd
-
-    from .. import io
-    from ..data import write_las
-
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix == ".csv":
@@ -328,8 +325,6 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         No depth (of ``depth_range``) has every input present: nothing could be predicted.
     """
     start = time.perf_counter()
-    from ..data import read_well, state_units
-
     out = Path(out_path)
     if out.exists() and Path(path).exists() and out.samefile(path) or out.resolve() == Path(path).resolve():
         raise InputError(f"{out}: would replace the input well {path}; choose another output file")
@@ -404,9 +399,6 @@ def _nothing_to_predict(wm, log, path, depth_range) -> None:
 
 def _checked(wm, log, aliases, depth_unit) -> tuple:
     """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked."""
-    from ..data import describe_use, with_requested_names
-    from .checks import check_inputs
-
     log, used = with_requested_names(log, wm.input_names, list(aliases or ()))
     check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
                          window=wm.window)

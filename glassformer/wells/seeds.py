@@ -17,6 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .evaluation import evaluate_split
+from .last_good import fit_or_keep_last_good
+from .model import WellModel, with_seed
+
 __all__ = ["fit_seed", "fit_seeds", "load_fitted"]
 
 
@@ -29,8 +33,6 @@ def load_fitted(model_dir):
     ModelFileError
         No readable model in ``model_dir`` (or a damaged LSTM or baseline beside it).
     """
-    from .model import WellModel
-
     return WellModel.load(model_dir)
 
 
@@ -59,13 +61,9 @@ def fit_seed(task: dict) -> dict:
     DivergenceError
         Training diverged.
     """
-    from .evaluation import evaluate_split
-    from .experiment import _fit_or_keep_last_good
-    from .model import WellModel, with_seed
-
     fitted = with_seed(WellModel.from_spec(task["spec"]), int(task["seed"]))
     if task.get("keep_last_good"):
-        _fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), (), task.get("val"))
+        fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), (), task.get("val"))
     else:
         fitted.fit(task["train"], val_logs=task.get("val"))
     train_rows, train_metrics = evaluate_split(fitted, task["train"], "train")

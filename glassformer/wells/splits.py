@@ -7,6 +7,7 @@ larger overlap would score the model on depths it was trained on, and is refused
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..data.windows import contiguous_runs
 from ..errors import DataFileError, DepthError, InputError
 
 __all__ = ["MIN_TRAINING_WINDOWS", "SPAN_THRESHOLD", "VALIDATION_SHARE_LIMIT", "check_training_logs",
-           "choose_validation", "deepest_blocks", "default_stride", "forecast_logs", "load_split",
+           "choose_validation", "deepest_blocks", "default_stride", "forecast_logs",
            "small_data_warnings", "span_warnings", "validation_span"]
 
 #: Fewer training windows than this and the transformer's fit is said to rest on little data; the
@@ -30,42 +31,6 @@ VALIDATION_SHARE_LIMIT = 0.25
 #: (``glassformer cv``, PHIF, VSH, SW -> KLOGH, deepest 10 %), it flags every fold: holding out
 #: 15/9-F-11 B, PHIF 0.73 and KLOGH 0.79 (VSH 0.82, SW 0.84); holding out F-1 A or F-1 B, SW 0.74.
 SPAN_THRESHOLD = 0.8
-
-
-def load_split(data: Sequence, train_depth: tuple, test_depth: tuple | None = None, test_data: Sequence = (), *,
-               labels: tuple | None = None):
-    """Read wells and cut them into training and test logs, as ``glassformer train`` does.
-
-    Parameters
-    ----------
-    data : paths of LAS/CSV wells holding the training interval ``train_depth = (top, base)``
-        (file depth unit).
-    test_depth : (top, base), optional
-        Forecast interval: of the same wells (a depth shared with ``train_depth``'s base stays in
-        training), or of ``test_data`` when given.
-    test_data : paths of separate test wells (whole logs, or their ``test_depth``).
-    labels : (train, test) texts naming the intervals in errors (see :func:`forecast_logs`).
-
-    Returns
-    -------
-    (train_logs, test_logs, boundary)
-        ``boundary`` is the train/forecast depth for the figures (None across wells).  With no test
-        interval at all the test logs are the training logs (the caller should say so).
-
-    Raises
-    ------
-    DepthError
-        If ``test_depth`` overlaps ``train_depth`` in a well by more than one shared boundary sample
-        (which stays in training), or lies inside it.
-    """
-    from ..data import read_well
-
-    top, base = train_depth
-    logs = [read_well(p) for p in data]
-    train_logs = [g.interval(top, base) for g in logs]
-    test_logs, boundary = forecast_logs(logs, train_depth, test_depth, [read_well(p) for p in test_data],
-                                        labels=labels)
-    return train_logs, (test_logs or train_logs), boundary
 
 
 def forecast_logs(logs, train_depth: tuple, test_depth: tuple | None = None, test_wells: Sequence = (), *,
@@ -271,8 +236,6 @@ def small_data_warnings(logs, blocks, n_windows: int, window: int, stride: int, 
 
 def _rows(g, rows: slice):
     """The samples ``rows`` of log ``g`` (by index: depth tolerances play no part)."""
-    from dataclasses import replace
-
     return replace(g, depth=g.depth[rows], curves={k: v[rows] for k, v in g.curves.items()})
 
 

@@ -23,8 +23,16 @@ import math
 from pathlib import Path
 from typing import Callable, Sequence
 
+import pandas as pd
+
+from .. import io
 from ..errors import InputError
 from ..models import SequenceRegressor
+from ..parallel import SerialEngine
+from ..plots import save_figure
+from ..plots.sweep import plot_sweep
+from ..runs import close_figure, prepare_run_dir, write_csv, write_json
+from .evaluation import evaluate_split
 from .model import WellModel
 from .seeds import load_fitted
 from .tables import _num
@@ -125,8 +133,6 @@ def fit_setting(task: dict) -> dict:
         ``parameters`` (transformer), ``epochs_run``, ``fit_s`` (transformer fit time, s) and
         ``model_dir``.
     """
-    from .evaluation import evaluate_split
-
     wm = _setting_model(task["spec"], task["setting"]).fit(task["train"])
     _, val_metrics = evaluate_split(wm, task["val"], "validation")
     _, train_metrics = evaluate_split(wm, task["train"], "train")
@@ -177,9 +183,6 @@ def run_sweep(out, train_logs: Sequence, val_logs: Sequence, wm, grid: dict, *, 
     InputError
         A bad grid (see :func:`setting_grid`), or no setting could be fitted (the errors are listed).
     """
-    from ..parallel import SerialEngine
-    from ..runs import prepare_run_dir, write_csv
-
     settings, skipped = setting_grid(grid)
     out = prepare_run_dir(out, overwrite=True)
     engine = engine if engine is not None else SerialEngine()
@@ -205,8 +208,6 @@ def run_sweep(out, train_logs: Sequence, val_logs: Sequence, wm, grid: dict, *, 
     chosen = min(range(len(rows)), key=lambda i: (scores[i], i))
     for i, r in enumerate(rows):
         r["chosen"] = i == chosen
-    import pandas as pd
-
     write_csv(out / "sweep.csv", pd.DataFrame(rows).drop(columns=["model_dir"], errors="ignore"))
     head = outcomes[chosen].value
     unit = "log10 mD" if wm.log_target else "mD"
@@ -219,10 +220,6 @@ def run_sweep(out, train_logs: Sequence, val_logs: Sequence, wm, grid: dict, *, 
 
 
 def _figure(out: Path, result: dict, varied: list) -> None:
-    from ..plots import save_figure
-    from ..plots.sweep import plot_sweep
-    from ..runs import close_figure
-
     fig = plot_sweep(result["rows"], varied, result["chosen"],
                      {k: v["rmse"] for k, v in result["validation_baselines"].items()}, unit=result["unit"])
     save_figure(fig, out / "figures" / "sweep.png")
@@ -239,10 +236,6 @@ def score_chosen(out, result: dict, test_logs: Sequence) -> dict:
     dict
         ``{"test": metrics per model, "model": the transformer's, "baselines": the others'}``.
     """
-    from .. import io
-    from ..runs import write_csv
-    from .evaluation import evaluate_split
-
     row = result["rows"][result["chosen"]]
     source = Path(row["model_dir"])
     for folder in (source, source.with_name(source.name + "_lstm")):
@@ -268,8 +261,6 @@ def finish_sweep(out, result: dict, test_logs: Sequence | None = None, *, config
     test logs ``test`` / ``model`` / ``baselines`` (the chosen setting's test metrics beside the
     baselines') and ``verdict`` (in words: does a baseline beat the transformer on test?).
     """
-    from ..runs import write_json
-
     unit, row = result["unit"], result["rows"][result["chosen"]]
     metrics = {"title": "glassformer sweep", "units": {"rmse": unit, "mae": unit, "r2": "dimensionless"},
                "selection": {"split": "validation", "metric": "rmse of the transformer (lowest wins)",

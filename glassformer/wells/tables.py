@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["format_comparison_table", "format_metrics_table", "format_per_well_table", "verdict"]
-
-
-def format_metrics_table(metrics: dict, unit: str) -> str:
-    """Plain-text table of the test metrics (model first, then baselines)."""
-    lines = [f"{metrics.get('title', '')} -- test split (RMSE, MAE in {unit})",
-             f"  {'model':<34}{'RMSE':>12}{'MAE':>12}{'R2':>12}{'n':>8}"]
-    for name, m in metrics["test"].items():
-        lines.append(f"  {name:<34}{_num(m['rmse'])}{_num(m['mae'])}{_num(m['r2'])}{m['n']:>8}")
-    return "\n".join(lines)
+__all__ = ["format_comparison_table", "format_per_well_table", "verdict"]
 
 
 def _num(v, width=12, digits=4, kind="g") -> str:

@@ -35,7 +35,10 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from sklearn import ensemble as sk
 import skops.io
+from threadpoolctl import threadpool_limits
 
 from ..data.windows import contiguous_runs
 from ..errors import InputError, ModelFileError, NotReadyError
@@ -88,8 +91,6 @@ def rolling_context(X, window: int) -> np.ndarray:
         row where an input is missing.  Windows never reach across a gap, so a feature never
         mixes two runs of a well (or two wells: call this once per well).
     """
-    import pandas as pd
-
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InputError(f"rolling_context: X must be (n_samples, n_inputs), got shape {X.shape}")
@@ -168,8 +169,6 @@ class TreeBaseline:
         if self.ensemble not in ENSEMBLE_SETTINGS:
             raise InputError(f"TreeBaseline: ensemble must be one of {', '.join(ENSEMBLE_SETTINGS)}, "
                              f"got {self.ensemble!r}")
-        from sklearn import ensemble as sk        # imported here: scikit-learn is slow to import
-
         cls, kwargs = ENSEMBLE_SETTINGS[self.ensemble]
         extra = {"n_jobs": self.n_jobs} if cls == "RandomForestRegressor" else {}
         return getattr(sk, cls)(**kwargs, **extra, random_state=self.random_state)
@@ -188,8 +187,6 @@ class TreeBaseline:
         use = np.isfinite(F).all(axis=1) & np.isfinite(y)
         if not use.any():
             raise InputError(f"{self.name}: no training sample has every input and the target")
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=self.n_jobs):
             self.estimator_ = self._make().fit(F[use], y[use])
         self.n_ = int(use.sum())
@@ -203,8 +200,6 @@ class TreeBaseline:
         out = np.full(len(F), np.nan)
         ok = np.isfinite(F).all(axis=1)
         if ok.any():
-            from threadpoolctl import threadpool_limits
-
             with threadpool_limits(limits=self.n_jobs):
                 out[ok] = self.estimator_.predict(F[ok])
         return out
@@ -259,8 +254,6 @@ class TreeBaseline:
             raise
         except Exception as exc:                     # skops raises many kinds on a damaged file
             raise ModelFileError(f"{path}: not a readable {tb.name} ({type(exc).__name__}: {exc})") from None
-        from sklearn import ensemble as sk        # imported here, as in _make: slow to import
-
         expected = getattr(sk, ENSEMBLE_SETTINGS[tb.ensemble][0])
         if not isinstance(tb.estimator_, expected):
             raise ModelFileError(f"{path}: holds a {type(tb.estimator_).__name__}, not a {expected.__name__}")

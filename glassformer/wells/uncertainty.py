@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingRegressor
 
 from .._validation import as_float_array
 from ..errors import InputError, ShapeError
@@ -181,8 +182,6 @@ def quantile_baseline(features, y, train, calibration, *, seed: int = 42, covera
     ``HistGradientBoostingRegressor(loss="quantile", quantile=p)`` with scikit-learn's other
     defaults; quantile crossing is removed by sorting the three predictions per sample.
     """
-    from sklearn.ensemble import HistGradientBoostingRegressor
-
     X = np.asarray(features, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     rows = np.isfinite(X).all(axis=1)                          # (n_samples,)

@@ -56,12 +56,8 @@ def test_welllog_validates_construction():
         WellLog(name="w", depth=[1.0, 2.0], curves={"A": np.array(["a", "b"])})
 
 
-def test_to_frame_and_repr():
+def test_repr_names_samples_depths_and_units():
     log = read_las(FIX / "b19_bottom_up.las")
-    frame = log.to_frame()
-    assert list(frame.columns) == ["NPHI", "ILD"] and frame.index.name == "DEPT"
-    np.testing.assert_array_equal(frame.index.to_numpy(), [1669.75, 1669.875, 1670.0])
-    assert frame.attrs["units"]["NPHI"] == "V/V" and frame.attrs["depth_unit"] == "m"
     text = repr(log)
     assert "3 samples" in text and "1669.75 to 1670 m" in text and "NPHI [V/V]" in text
 

@@ -8,8 +8,7 @@ import pytest
 from glassformer.errors import InputError, ModelFileError
 from glassformer.train.losses import CrossEntropyLoss
 from glassformer.models.seq2seq import Seq2SeqTransformer
-from glassformer.models.translation import (fit_seq2seq, length_buckets, load_translation_tokenizers,
-                                            make_translation_arrays)
+from glassformer.models.translation import fit_seq2seq, length_buckets, make_translation_arrays
 
 torch = pytest.importorskip("torch")
 tnn = torch.nn
@@ -173,7 +172,7 @@ def test_save_and_load_round_trip_with_tokenizers(tmp_path):
     back = Seq2SeqTransformer.load(tmp_path / "model")
     assert back.generator.weight is back.tgt_embed.embedding.weight   # tying survives the round trip
     np.testing.assert_array_equal(back.forward(SRC, TGT_IN), m.forward(SRC, TGT_IN))
-    en2, fr2 = load_translation_tokenizers(tmp_path / "model")
+    en2, fr2 = (WordTokenizer.load(tmp_path / "model" / f"{side}_tokenizer.json") for side in ("src", "tgt"))
     assert en2.tokens == en.tokens and fr2.tokens == fr.tokens
     with pytest.raises(ModelFileError):
         m.save(tmp_path / "model")                                     # no silent overwrite

@@ -59,7 +59,7 @@ def test_run_folder_holds_metrics_samples_figures_and_a_loadable_model(run):
     out, m = run
     from glassformer.decoding import greedy_decode
     from glassformer.models.seq2seq import Seq2SeqTransformer
-    from glassformer.models.translation import load_translation_tokenizers
+    from glassformer.text import WordTokenizer
 
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["bleu_greedy"] == pytest.approx(m["bleu_greedy"])
@@ -69,7 +69,7 @@ def test_run_folder_holds_metrics_samples_figures_and_a_loadable_model(run):
         assert (out / "figures" / name).stat().st_size > 5000
     assert any(n.startswith("cross_attention") for n in m["figures"])
     model = Seq2SeqTransformer.load(out / "model")
-    en, fr = load_translation_tokenizers(out / "model")
+    en, fr = (WordTokenizer.load(out / "model" / f"{side}_tokenizer.json") for side in ("src", "tgt"))
     src, _ = en.encode_batch(["i am hungry .", "thank you ."], add_eos=True)
     hyp = [fr.decode(r) for r in greedy_decode(model, src, 20)]
     assert all(h and "<unk>" not in h for h in hyp)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from glassformer import LSTMRegressor, SequenceRegressor
-from glassformer.display import estimator_html, trace_html
+from glassformer.models import constructor_defaults
+from glassformer.report.display import estimator_html, trace_html
 from glassformer.trace import Trace
 
 
@@ -79,7 +80,7 @@ def test_estimator_html_shows_non_defaults_parameters_and_state():
     assert "not fitted" in html
     X = np.random.default_rng(0).random((4, 7, 1))
     m.fit(X, X)
-    html = estimator_html(m)
+    html = estimator_html(m, constructor_defaults(SequenceRegressor))
     # embedding 8 + 8, in_proj 24 x 8 + 24, out_proj 8 x 8 + 8, linear1 16 x 8 + 16, linear2 8 x 16 + 8,
     # two norms 2 x 16, head 8 + 1
     assert "625 parameters, fitted: 3 epochs (completed), final training loss" in html and "not fitted" not in html

@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from glassformer import plots as gp  # noqa: E402
+from glassformer.models import run_config_defaults  # noqa: E402
 from glassformer.report import write_report  # noqa: E402
 
 TABLE = {"transformer": {"rmse": 0.3, "mae": 0.2, "r2": 0.8, "parameters": 237, "train_s": 1.0, "n": 7},
@@ -73,7 +74,7 @@ def test_story_order_title_intro_headline_figures_results_configuration(tmp_path
 
 
 def test_configuration_is_collapsed_with_non_defaults_first(tmp_path):
-    text = write_report(make_run(tmp_path / "run")).read_text(encoding="utf-8")
+    text = write_report(make_run(tmp_path / "run"), run_config_defaults()).read_text(encoding="utf-8")
     details = text[text.index('<details class="config">'):]
     assert text.count("config-differs") == 1 and "config-differs" in details
     assert details.index('id="config-differs"') < details.index('id="config-run"') < details.index('id="config-all"')

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from glassformer.selftest.runner import Check, all_ok, close, max_diff, run_check, run_checks, select_checks
+from glassformer.selftest.check import Check, all_ok, close, max_diff
+from glassformer.selftest.runner import run_check, run_checks, select_checks
 
 CHECKS = [
     Check("alpha passes", "properties", lambda: (True, "1 = 1")),

@@ -10,7 +10,6 @@ import pytest
 from glassformer.errors import InputError, ModelFileError, NotReadyError
 from glassformer.text import (
     BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID, CharTokenizer, WordTokenizer, load_pairs, load_shakespeare,
-    load_tokenizer,
 )
 
 NNBSP, NBSP, THIN, ZWSP, SHY, RSQUO = "\u202f", "\u00a0", "\u2009", "\u200b", "\u00ad", "\u2019"
@@ -192,7 +191,6 @@ def test_save_load_round_trip(tmp_path):
     assert again.tokens == tok.tokens
     assert (again.max_vocab, again.min_freq, again.lowercase, again.french_spacing) == (7, 1, False, True)
     assert again.encode("É b c «") == tok.encode("É b c «")
-    assert isinstance(load_tokenizer(path), WordTokenizer)
     tok.fit(["x"]).save(path)  # overwrite in place, no temp file left behind
     assert WordTokenizer.load(path).tokens == SPECIAL_TOKENS + ("x",)
     assert sorted(p.name for p in path.parent.iterdir()) == ["tok.json"]
@@ -200,7 +198,6 @@ def test_save_load_round_trip(tmp_path):
     chars = CharTokenizer().fit("hello\n")
     cpath = chars.save(tmp_path / "chars.json")
     assert CharTokenizer.load(cpath).tokens == chars.tokens == SPECIAL_TOKENS + ("\n", "e", "h", "l", "o")
-    assert isinstance(load_tokenizer(cpath), CharTokenizer)
     with pytest.raises(ModelFileError, match="CharTokenizer.load"):
         WordTokenizer.load(cpath)
 

@@ -153,6 +153,18 @@ def test_a_100_sample_well_is_said_to_be_small_data(tmp_path, capsys):
     assert "Small data: the validation block of short takes 32 of its 100 samples" in (out / "report.html").read_text()
 
 
+def test_cv_says_each_folds_small_data_in_its_summary(tmp_path, capsys):
+    wells = [_teaching_well(tmp_path / f"w{i}.csv", 100, i, top=1500.0 + 100 * i) for i in range(3)]
+    capsys.readouterr()
+    assert main(["cv", *[a for w in wells for a in ("--data", str(w))], "--inputs", "Por", "--target", "Perm",
+                 "--window", "32", "--out", str(tmp_path / "cv"), *TINY[:-2]]) == 0
+    said = capsys.readouterr().out
+    # held out w0: the training wells w1, w2 each give one 32-sample block of their 100 samples
+    for held, trained in (("w0", ("w1", "w2")), ("w1", ("w0", "w2")), ("w2", ("w0", "w1"))):
+        for name in trained:
+            assert f"warning: held out {held}: small data: the validation block of {name} takes 32 of its 100" in said
+
+
 def test_resampling_a_linear_log_round_trips():
     depth = 2000.0 + 0.1524 * np.arange(50)                            # half-foot samples, in m
     log = WellLog(name="L", depth=depth, curves={"GR": 3.0 * depth - 5000.0, "PHIF": 0.001 * (depth - 2000)})

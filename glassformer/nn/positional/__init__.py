@@ -30,7 +30,7 @@ from .fourier import FourierPositionalEncoding
 from .learned import LearnedPositionalEmbedding
 from .function import FunctionPositionalEncoding, build_positional, get_spec
 from .registry import (
-    REGISTRY, PositionalSpec, describe_positional, get_positional_encoding, positional_names, register,
+    REGISTRY, PositionalSpec, get_positional_encoding, positional_names, register,
 )
 from .rotary import RotaryEmbedding
 from .sinusoidal import (
@@ -45,5 +45,5 @@ __all__ = [
     "LearnedPositionalEmbedding",
     "PositionalEncoding", "PositionalSpec", "REGISTRY", "RotaryEmbedding", "SinusoidalPositionalEncoding",
     "WavelengthPositionalEncoding", "ZeroPositionalEncoding", "build_positional", "chapter_positional_encoding",
-    "describe_positional", "get_positional_encoding", "get_spec", "positional_names", "register",
+    "get_positional_encoding", "get_spec", "positional_names", "register",
 ]

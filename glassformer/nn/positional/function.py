@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError, ShapeError
-from . import registry
 from .base import PositionalEncoding
 from .registry import PositionalSpec
+from .registry import build_positional as build_registered
+from .registry import get_spec as registered_spec
 
 __all__ = ["FunctionPositionalEncoding", "build_positional", "get_spec"]
 
@@ -87,7 +88,7 @@ def get_spec(positional, where: str = "positional") -> PositionalSpec:
     for a plain function ``f(positions, d_model) -> (seq, d_model)``."""
     if callable(positional) and not isinstance(positional, (str, PositionalSpec)):
         return _function_spec(positional)
-    return registry.get_spec(positional, where)
+    return registered_spec(positional, where)
 
 
 def build_positional(positional, d_model: int, num_heads: int = 1, *, rng=None, dtype=np.float64,
@@ -105,5 +106,4 @@ def build_positional(positional, d_model: int, num_heads: int = 1, *, rng=None, 
         if options:
             raise InputError(f"build_positional: a positional function takes no options, got {sorted(options)}")
         return _function_spec(positional).build(d_model, dtype=dtype), None
-    return registry.build_positional(positional, d_model, num_heads, rng=rng, dtype=dtype, max_len=max_len,
-                                     **options)
+    return build_registered(positional, d_model, num_heads, rng=rng, dtype=dtype, max_len=max_len, **options)

@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import InputError
 
 __all__ = ["PositionalSpec", "REGISTRY", "register", "get_spec", "positional_names", "build_positional",
-           "get_positional_encoding", "describe_positional"]
+           "get_positional_encoding"]
 
 KINDS = ("additive", "per_head")
 # Keywords every factory may take that are not user options.
@@ -174,8 +174,3 @@ def get_positional_encoding(name: str, d_model: int, *, rng=None, dtype=np.float
         raise InputError(f"get_positional_encoding: {spec.name!r} is applied to queries and keys inside attention, "
                          "not added to the input; use build_positional, which returns its head hook")
     return spec.build(d_model, rng=rng, dtype=dtype, **options)
-
-
-def describe_positional() -> list:
-    """``(name, kind, description, options)`` for every encoding, for help texts and documentation."""
-    return [(s.name, s.kind, s.description, s.options) for s in (REGISTRY[n] for n in positional_names())]

@@ -12,15 +12,13 @@ plain ``repr`` stays short text.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
-from .report.svg import MAX_CELLS, heatmap_svg
-from .report.tables import esc, fmt
-from .trace import SYMBOLS
+from ..symbols import SYMBOLS
+from .svg import MAX_CELLS, heatmap_svg
+from .tables import esc, fmt
 
-__all__ = ["constructor_defaults", "differs_from_default", "estimator_html", "trace_html"]
+__all__ = ["differs_from_default", "estimator_html", "trace_html"]
 
 _STYLE = ("<style>.gf-view table{border-collapse:collapse;font-size:12px}.gf-view th,.gf-view td{border:1px solid "
           "#ccc;padding:2px 6px;text-align:left}.gf-view td.num{text-align:right}.gf-view .maps{display:flex;"
@@ -130,12 +128,6 @@ def trace_html(trace, *, sample: int = 0) -> str:
     return f"<div class=\"gf-view\">{_STYLE}<p><b>{esc(summary)}</b></p>{_arrays_table(trace)}{maps}</div>"
 
 
-def constructor_defaults(cls) -> dict:
-    """``{argument: default}`` of ``cls.__init__``."""
-    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
-            if name != "self" and p.default is not inspect.Parameter.empty}
-
-
 def differs_from_default(value, default) -> bool:
     """True when a setting's value is not its default (no options, None or {}, count as equal)."""
     if value in (None, {}) and default in (None, {}):     # no options given, either way
@@ -143,7 +135,7 @@ def differs_from_default(value, default) -> bool:
     return value != default and not (isinstance(value, str) and value == str(default))
 
 
-def estimator_html(model) -> str:
+def estimator_html(model, defaults: dict) -> str:
     """HTML summary of a window regressor: non-default hyperparameters, parameter count, fitted or not.
 
     Parameters
@@ -151,6 +143,9 @@ def estimator_html(model) -> str:
     model : SequenceRegressor or LSTMRegressor
         Anything with ``get_params``; its parameters are its own ``named_parameters`` or those of
         its ``network_`` (an estimator that builds its network when fitted).
+    defaults : dict
+        The constructor's defaults, ``{parameter: default}``
+        (:func:`glassformer.models.constructor_defaults`).
 
     Returns
     -------
@@ -159,7 +154,7 @@ def estimator_html(model) -> str:
         constructor's defaults, and every parameter tensor's shape (collapsed).
     """
     name = type(model).__name__
-    params, defaults = model.get_params(), constructor_defaults(type(model))
+    params = model.get_params()
     changed = [(k, v, defaults[k]) for k, v in params.items() if k in defaults and differs_from_default(v, defaults[k])]
     net = model if hasattr(model, "named_parameters") else getattr(model, "network_", None)
     fitted = "fitted" if getattr(model, "is_fitted_", False) else "not fitted"

@@ -1,0 +1,32 @@
+"""Fitting a well model so that a diverged run still leaves a usable model behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DivergenceError
+from .model import WellModel
+
+__all__ = ["fit_or_keep_last_good"]
+
+
+def fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_logs=None) -> None:
+    """Fit ``wm``; when training diverges, save its last good parameters (with baselines) into ``out/model``.
+
+    The regressor restores its last good parameters itself; fitting the baselines makes the saved
+    folder usable by ``glassformer predict``.  The DivergenceError is re-raised with a sentence
+    saying where the model went.
+    """
+    try:
+        wm.fit(train_logs, val_logs=val_logs, callbacks=callbacks)
+    except DivergenceError as exc:
+        wm.model_.is_fitted_ = True
+        wm.lstm_ = None
+        wm.fit_baselines(train_logs)
+        folder = Path(out) / "model"
+        wm.save(folder, overwrite=True)
+        history = wm.model_.history_
+        untrained = " (the untrained initial weights: no epoch finished)" if history is None or len(history) == 0 \
+            else ""
+        raise DivergenceError(f"{exc} The last good model was saved to {folder}{untrained}; rerun into the same "
+                              f"--out with --overwrite.", epoch=exc.epoch, where=exc.where) from None
