@@ -173,7 +173,21 @@ def test_step_by_step_notebook_reproduces_the_chapter(executed):
     for epoch, value in printed.items():
         assert table[epoch] == (f"{value:.6f}", f"{value:.6f}"), (epoch, table[epoch])
     assert number(r"printed permeabilities: ([\d.]+) mD", text) < 0.05      # printed with one decimal
-    assert n_figures(nb) >= 14
+    assert n_figures(nb) >= 15
+
+    # the backward trace walked by hand: every gradient from dy_hat down to dS and dX, in backward's
+    # order, has the shape of its array and equals the chain rule computed in the notebook
+    assert f"loss in the trace: {printed[0]:.6f}" in text
+    walked = re.findall(r"^(\S+)\s+shape (\([\d, ]+\))\s+max \|trace - chain rule\| = (\S+)$", text, re.M)
+    layer_shapes = {"dH": (1, 7, 4), "dT2": (1, 7, 4), "dF": (1, 7, 4), "dG": (1, 7, 16), "dR": (1, 7, 4),
+                    "dT1": (1, 7, 4), "dU": (1, 7, 4), "dA": (1, 1, 7, 7), "dS": (1, 1, 7, 7),
+                    "dQ": (1, 1, 7, 4), "dK": (1, 1, 7, 4), "dV": (1, 1, 7, 4)}
+    expected = ([("dy_hat", (1, 7, 1))] + [(f"layers.0.{k}", s) for k, s in layer_shapes.items()]
+                + [("dZ", (1, 7, 4)), ("dE", (1, 7, 4)), ("dP", (7, 4)), ("dX", (1, 7, 1))])
+    assert [(key, ast.literal_eval(shape)) for key, shape, _ in walked] == expected
+    assert max(float(d) for _, _, d in walked) < 1e-12, walked
+    assert "walked in the order of backward_steps(): True" in text
+    assert number(r"largest \|row sum of dS\| = (\S+)", text) < 1e-15     # the softmax's backward removes row means
 
     # errata: the encoding's standard form, T2 = R + F, and the chapter's forecast listing relabelled
     assert number(r"wavelengths 2π, 200π\s+max \|P - P_chapter\| = (\S+)", text) < 1e-12
@@ -187,6 +201,11 @@ def test_step_by_step_notebook_reproduces_the_chapter(executed):
     assert all(printed == ours for _, printed, _, ours in shown)
     # the exercises: each asserts against the library, and these are their answers
     assert_exercises_checked(nb, NAMES[0], 4)
+    # exercise 1: a plain function passed as positional= gives the chapter's model, the text's wavelengths another
+    assert any("positional=code_encoding" in c.source for c in exercises(nb))
+    chapter_p, yours, text_p = re.search(r"MSE at epoch 1999: chapter's encoding ([\d.]+) \| yours, 2π and 200π "
+                                         r"([\d.]+) \| yours, 2π and 20π ([\d.]+)", text).groups()
+    assert chapter_p == yours != text_p
     assert number(r"largest difference from the library's step: (\S+)", text) < 1e-15
     d3, d4 = re.search(r"outputs at depths 3 and 4: ([\d.]+), ([\d.]+)", text).groups()
     assert d3 == d4
