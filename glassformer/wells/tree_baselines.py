@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn import ensemble as sk
-import skops.io
 from threadpoolctl import threadpool_limits
 
 from ..data.windows import contiguous_runs
@@ -221,6 +220,8 @@ class TreeBaseline:
         """
         if not hasattr(self, "estimator_"):
             raise NotReadyError(f"{self.name}: call fit() first")
+        import skops.io  # here, not at the top: skops.io imports torch when installed; glassformer never does on import
+
         data = skops.io.dumps(self.estimator_)
         digest = hashlib.sha256(data).hexdigest()
         file = f"{self.name.replace(' + ', '_').replace(' ', '_')}.{digest[:12]}.skops"
@@ -238,6 +239,8 @@ class TreeBaseline:
         ModelFileError
             The file is missing, unreadable, or holds a type that is not trusted.
         """
+        import skops.io  # here, not at the top: skops.io imports torch when installed; glassformer never does on import
+
         path = Path(folder) / record["file"]
         tb = cls(record["ensemble"], record["context_window"], random_state=record["random_state"])
         try:

@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "glassformer"
 
 #: Third-party packages that are optional (extras) or heavy to import, and so imported where used.
-OPTIONAL = {"torch", "dask", "distributed", "selenium", "IPython", "openpyxl", "joblib"}
+OPTIONAL = {"torch", "dask", "distributed", "selenium", "IPython", "openpyxl", "joblib",
+            "skops"}   # skops.io imports torch when it is installed
 #: Modules of the package that import ``torch`` at their top, reached only when a conversion runs.
 IMPORT_TORCH = {"glassformer.interop.export", "glassformer.interop.restore"}
 
