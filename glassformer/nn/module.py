@@ -204,15 +204,8 @@ class Module:
     def tracing(self):
         """Context manager: forward passes inside also record what only inspection needs
         (the attention scores S), so that ``intermediates()`` returns them; restores afterwards."""
-        mods = list(self.modules())
-        before = [m._tracing for m in mods]
-        for m in mods:
-            object.__setattr__(m, "_tracing", True)
-        try:
+        with self._set_on_every_module("_tracing", True):
             yield self
-        finally:
-            for m, flag in zip(mods, before):
-                object.__setattr__(m, "_tracing", flag)
 
     @contextmanager
     def probing(self, probe):
@@ -225,15 +218,21 @@ class Module:
         not change it in place).  Which symbols a module shows is listed in its ``backward``
         docstring.  Restores the previous probes afterwards.
         """
-        mods = list(self.modules())
-        before = [m._probe for m in mods]
-        for m in mods:
-            object.__setattr__(m, "_probe", probe)
-        try:
+        with self._set_on_every_module("_probe", probe):
             yield self
+
+    @contextmanager
+    def _set_on_every_module(self, attribute: str, value):
+        """Set ``attribute`` on every module of the tree for the block; restore each one's own after."""
+        mods = list(self.modules())
+        before = [getattr(m, attribute) for m in mods]
+        for m in mods:
+            object.__setattr__(m, attribute, value)
+        try:
+            yield
         finally:
             for m, old in zip(mods, before):
-                object.__setattr__(m, "_probe", old)
+                object.__setattr__(m, attribute, old)
 
     def _tap(self, symbol: str, value):
         """Forward: the intermediate ``symbol`` as the probe leaves it (unchanged without a probe)."""
