@@ -53,3 +53,4 @@ chapter_model_backward  # glassformer.nn.reference: the chapter's equations, rea
 mse_backward        #   them against the fast tier); the trainer runs the fast kernels
 _.token_to_id       # tokenizers: the id of one token
 _.decode_batch      # tokenizers: decode every row of a batch
+run_experiment      # glassformer.runs: the experiment protocol's driver, public API of the well job

@@ -14,6 +14,7 @@ report      :mod:`.report`
 check       :func:`glassformer.selftest.check_command`
 ==========  ========================================================================
 
+What a command's library calls report (:mod:`glassformer.reporting`) is shown on standard output.
 User errors (any :class:`~glassformer.errors.GlassformerError`, a missing file) exit with status 2
 and one line on stderr; ``--debug`` shows the traceback.
 """
@@ -26,6 +27,7 @@ import click
 
 from .._version import __version__
 from ..errors import GlassformerError
+from ..reporting import shown
 from ..selftest import check_command
 from .compare import compare as compare_command
 from .core_match import core_match as core_match_command
@@ -49,6 +51,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    ctx.with_resource(shown(click.echo))        # the library's messages on standard output, for this command only
 
 
 def main(argv: list[str] | None = None) -> int:
