@@ -1,20 +1,14 @@
 """``glassformer predict``: a permeability log for a well, or for every well of a field, from a model
-``glassformer train`` wrote.  Both forms call :func:`glassformer.wells.prediction.predict_file`."""
+``glassformer train`` wrote.  click fills a :class:`~glassformer.wells.predict_request.PredictRequest`
+and :func:`~glassformer.wells.predict_request.run_prediction` checks and runs it."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
-from tqdm.auto import tqdm
 
-from ..errors import InputError
-from ..parallel import engine_from_click, engine_options
-from ..wells.batch import EXIT_FAILED, EXIT_OK, execute_batch, expand_inputs, plan_batch
-from ..wells.checks import target_unit
-from ..wells.prediction import load_predictor, predict_file
-from .options import GreedyCommand, file_options, parse_interval, reading_options
+from ..parallel import engine_options
+from ..wells.predict_request import PredictRequest, run_prediction
+from .options import GreedyCommand, file_options, parse_interval
 
 
 class PredictCommand(GreedyCommand):
@@ -37,7 +31,8 @@ class PredictCommand(GreedyCommand):
               help="Batch: one output per well (<file stem>.las or .csv) plus manifest.csv and manifest.json.")
 @click.option("--format", "fmt", type=click.Choice(["las", "csv"]), default=None,
               help="Output format of a batch (--out-dir).  [default: las]")
-@click.option("--depth", "depth_range", default=None, help="Only predict TOP:BASE (file depth unit).")
+@click.option("--depth", "depth_range", default=None, callback=lambda ctx, param, text: parse_interval(text, "--depth")
+              if text else None, help="Only predict TOP:BASE (file depth unit).")
 @click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
               help="Use CURVE where a well lacks the model's input NAME, e.g. --alias PHIF=PHIE; repeatable "
                    "(common mnemonics such as PHIE for PHIF are tried too).")
@@ -60,8 +55,7 @@ class PredictCommand(GreedyCommand):
               help="Batch: finish an interrupted batch in --out-dir, skipping the wells already written.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Batch: progress bar on stderr.")
 @engine_options
-def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit, use, every, units, depth_column, sheet,
-            resample, keep, overwrite, resume, progress, jobs, scheduler):
+def predict(**_options):
     """Predict the target log of a well, or of many wells, with a trained model.
 
     Writes one prediction per depth sample (NaN where an input is missing), in the unit of the
@@ -95,82 +89,19 @@ def predict(model_dir, data, out, out_dir, fmt, depth_range, aliases, depth_unit
       1  the system failed (e.g. disk full); files written so far are complete
       130  interrupted (Ctrl-C); finish the batch with --resume
     """
-    depth = parse_interval(depth_range, "--depth") if depth_range else None
-    if (out is None) == (out_dir is None):
-        raise click.UsageError("give --out FILE (one well) or --out-dir DIR (a batch of wells), not "
-                               + ("both" if out else "neither"))
-    files = expand_inputs(data)
-    checks = {"check": True, "aliases": list(aliases), "depth_unit": depth_unit, "resample": resample, "keep": keep,
-              "reading": reading_options(dict(units=units, depth_column=depth_column, sheet=sheet)), "use": use,
-              "every": every}
-    if out is not None:
-        _predict_one(model_dir, files, out, depth, overwrite, {"--format": fmt, "--resume": resume, "--jobs": jobs,
-                                                                "--scheduler": scheduler}, checks)
-        return 0
-    return _predict_batch(model_dir, files, out_dir, fmt or "las", depth, overwrite, resume, progress, jobs,
-                          scheduler, checks)
-
-
-def _predict_one(model_dir, files, out, depth, overwrite, batch_only, checks) -> None:
-    given = [name for name, value in batch_only.items() if value]
-    if given:
-        raise click.UsageError(f"{', '.join(given)} apply to a batch (--out-dir DIR), not to --out FILE")
-    if len(files) > 1:
-        raise InputError(f"--out {out} writes one well, but --data names {len(files)} files; use --out-dir DIR "
-                         "for a batch")
-    data, out = files[0], Path(out)
-    if out.resolve() == Path(data).resolve() or (out.exists() and out.samefile(data)):
-        raise InputError(f"--out {out} would replace the input well --data {data}; choose another output file")
-    if out.exists() and not overwrite:
-        raise InputError(f"--out {out} already exists; pass --overwrite to replace it")
-    if out.suffix.lower() not in (".csv", ".las"):
-        raise InputError(f"--out {out}: use a .csv or .las file name")
-    name, unit = _prediction_name(model_dir)     # a bad model is reported before the well is read
-    label = f"{name}, model {checks['use']}" if checks.get("use") else name
-    found = []
-
-    def report(check, notes):
-        for line in notes:
-            click.echo(f"note: {line}")
-        for line in check.warnings:
-            click.echo(f"warning: {line}", err=True)
-        found.append(check)
-
-    row = predict_file(model_dir, data, out, depth_range=depth, overwrite=True, on_check=report, **checks)
-    click.echo(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
-               f"({label}, {unit or 'no unit'}); {found[0].summary(name.removesuffix('_PRED'))}")
-
-
-def _prediction_name(model_dir) -> tuple:
-    """``("KLOGH_PRED", "mD")``: the prediction curve of the model in ``model_dir`` and its unit."""
-    wm = load_predictor(model_dir)[0]
-    return f"{wm.target_name}_PRED", target_unit(getattr(wm, "training_data_", None))
-
-
-def _predict_batch(model_dir, files, out_dir, fmt, depth, overwrite, resume, progress, jobs, scheduler,
-                   checks) -> int:
-    plan = plan_batch(model_dir, files, out_dir, fmt=fmt, depth_range=depth, resume=resume, overwrite=overwrite,
-                      **checks)
-    kept = len(files) - len(plan["jobs"])
-    with engine_from_click(jobs, scheduler) as engine:
-        click.echo(f"Predicting {len(plan['jobs'])} well(s) into {out_dir} on {engine.describe()}"
-                   + (f"; {kept} already done (--resume)" if kept else ""))
-        with tqdm(total=len(plan["jobs"]), unit="well", disable=not progress, file=sys.stderr,
-                  leave=False) as bar:
-            try:
-                rows = execute_batch(plan, engine, on_row=lambda row: bar.update(1))
-            except KeyboardInterrupt:
-                click.echo(f"glassformer: interrupted; the wells finished so far are in {out_dir}/manifest.csv; "
-                           "finish with the same command and --resume", err=True)
-                raise
-    failed = [r for r in rows if r["status"] != "ok"]
-    click.echo(f"Wrote {len(rows) - len(failed)} of {len(rows)} well(s) to {out_dir} (manifest.csv, manifest.json)")
-    flagged = sum(r.get("samples_flagged") or 0 for r in rows if r["status"] == "ok")
-    if flagged:
-        click.echo(f"{flagged} depth(s) have inputs outside the training range: samples_flagged in the manifest, "
-                   "the _OOR curve in each output")
-    for r in failed[:10]:
+    request = PredictRequest.from_options(click.get_current_context().params)
+    try:
+        outcome = run_prediction(request)
+    except KeyboardInterrupt:
+        if request.out_dir is not None:
+            click.echo(f"glassformer: interrupted; the wells finished so far are in {request.out_dir}/manifest.csv; "
+                       "finish with the same command and --resume", err=True)
+        raise
+    for line in outcome.warnings:       # on stderr, as every refusal: stdout lists what was written
+        click.echo(f"warning: {line}", err=True)
+    for r in outcome.failed[:10]:
         click.echo(f"  failed: {r['error']}", err=True)
-    if len(failed) > 10:
-        click.echo(f"  ... and {len(failed) - 10} more failed wells (see {out_dir}/manifest.csv)", err=True)
-    return EXIT_FAILED if failed else EXIT_OK
+    if len(outcome.failed) > 10:
+        click.echo(f"  ... and {len(outcome.failed) - 10} more failed wells (see {request.out_dir}/manifest.csv)",
+                   err=True)
+    return outcome.exit_status

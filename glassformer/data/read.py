@@ -9,7 +9,7 @@ from ..errors import CurveNotFoundError, DataFileError, InputError
 from .csv import read_csv
 from .excel import read_excel
 from .las import read_las
-from .units import curve_name
+from .units import curve_name, stated_unit
 from .welllog import WellLog
 
 __all__ = ["WELL_SUFFIXES", "parse_units", "read_well", "read_wells", "state_units"]
@@ -72,19 +72,22 @@ def read_wells(path, *, sheet: str | None = None, stated_units: Mapping[str, str
 
 
 def parse_units(specs) -> dict:
-    """``["POR=%", "PERM=mD"]`` (``--unit``, repeatable) -> ``{"POR": "%", "PERM": "mD"}``.
+    """``["POR=percent", "PERM=md"]`` (``--unit``, repeatable) -> ``{"POR": "%", "PERM": "mD"}``.
+
+    Each unit is written in its usual spelling (:func:`glassformer.data.units.stated_unit`).
 
     Raises
     ------
     InputError
-        A value that is not ``CURVE=UNIT`` with both parts non-empty.
+        A value that is not ``CURVE=UNIT`` with both parts non-empty, or a unit glassformer does
+        not know (the message lists those it accepts).
     """
     out = {}
     for spec in specs or ():
         curve, eq, unit = str(spec).partition("=")
         if not eq or not curve.strip() or not unit.strip():
             raise InputError(f"--unit {spec!r} must be CURVE=UNIT, e.g. --unit POR=% or --unit PHIF=v/v")
-        out[curve_name(curve)] = unit.strip()
+        out[curve_name(curve)] = stated_unit(unit, curve.strip())
     return out
 
 

@@ -18,6 +18,13 @@ Volume fraction (porosity, shale volume, water saturation): fraction
 Volume fraction: percent
     %, PCT, PERCENT, PU, P.U. (porosity units: 1 pu = 1 % of bulk volume), %V/V, % (V/V).
 
+Units a user states
+-------------------
+``--unit CURVE=UNIT`` accepts the units of :data:`STATED_UNITS` in any of their spellings and
+stores the usual one (``percent``, ``pct`` -> ``%``; ``frac``, ``fraction``, ``dec`` -> ``v/v``;
+``feet`` -> ``ft``; ``metres`` -> ``m``; ``millidarcy``, ``md`` -> ``mD``); anything else is refused
+(:func:`stated_unit`), so that a typing error never becomes a unit no check recognises.
+
 Units written in a table's header
 ---------------------------------
 A CSV or Excel column often carries its unit in its header: ``Por (%)``, ``Perm [mD]``,
@@ -33,16 +40,18 @@ from __future__ import annotations
 
 import re
 
-from ..errors import DepthError
+from ..errors import DepthError, InputError
 
 __all__ = [
     "DEPTH_UNIT_NAMES",
     "FRACTION_UNITS",
     "HEADER_UNITS",
     "PERCENT_UNITS",
+    "STATED_UNITS",
     "curve_name",
     "depth_unit_from_string",
     "split_header",
+    "stated_unit",
     "volume_fraction_kind",
 ]
 
@@ -70,6 +79,21 @@ HEADER_UNITS: dict[str, str] = {
     "USEC/FT": "us/ft", "OHM.M": "ohm.m", "OHMM": "ohm.m", "OHM-M": "ohm.m",
 }
 _LENGTHS = frozenset({"M", "FT"})
+
+#: The units ``--unit CURVE=UNIT`` accepts: the spelling stored with the curve -> its spellings (upper-case).
+STATED_UNITS: dict[str, frozenset[str]] = {
+    "%": frozenset({"%", "PERCENT", "PCT", "PU", "P.U.", "%V/V"}),
+    "v/v": frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"}),
+    "unitless": frozenset({"UNITLESS", "1", "-", "NONE"}),
+    "m": frozenset({"M", "METER", "METERS", "METRE", "METRES"}),
+    "ft": frozenset({"FT", "FEET", "FOOT", "USFT"}),
+    "mD": frozenset({"MD", "MILLIDARCY", "MILLIDARCIES"}),
+    "mD/cp": frozenset({"MD/CP"}),
+    "g/cc": frozenset({"G/CC", "G/CM3"}),
+    "API": frozenset({"API", "GAPI"}),
+    "us/ft": frozenset({"US/FT", "USEC/FT"}),
+    "ohm.m": frozenset({"OHM.M", "OHMM", "OHM-M"}),
+}
 _DEPTH_NAMES = ("DEPTH", "DEPT", "MD", "TDEP")          # as glassformer.data.parsing.DEPTH_NAMES
 _BRACKETED = re.compile(r"^(.*?\S)\s*[(\[]\s*([^()\[\]]*?)\s*[)\]]$")
 
@@ -119,6 +143,40 @@ def split_header(header: str) -> tuple[str, str | None]:
     if sep and stem and unit in HEADER_UNITS and (unit not in _LENGTHS or stem in _DEPTH_NAMES):
         return stem.rstrip("_"), HEADER_UNITS[unit]
     return name, None
+
+
+def stated_unit(unit: str, curve: str = "") -> str:
+    """The usual spelling of a unit a user states (``--unit CURVE=UNIT``): ``"percent"`` -> ``"%"``.
+
+    Parameters
+    ----------
+    unit : str
+        As typed, any case (``"pct"``, ``"Fraction"``, ``"feet"``, ``"md"``).
+    curve : str, optional
+        The curve it is stated for, named in the error message.
+
+    Returns
+    -------
+    str
+        A key of :data:`STATED_UNITS`.
+
+    Raises
+    ------
+    InputError
+        A unit glassformer does not know (the message lists those it accepts).
+
+    Examples
+    --------
+    >>> stated_unit("percent"), stated_unit(" frac "), stated_unit("Feet"), stated_unit("md")
+    ('%', 'v/v', 'ft', 'mD')
+    """
+    key = str(unit).strip().upper()
+    for spelling, spellings in STATED_UNITS.items():
+        if key in spellings:
+            return spelling
+    raise InputError(f"--unit {curve + '=' if curve else ''}{str(unit).strip()}: unknown unit {str(unit).strip()!r}; "
+                     f"accepted: {', '.join(STATED_UNITS)} (also written percent, pct, frac, fraction, dec, feet, "
+                     "metres, millidarcy)")
 
 
 # Tenths of an inch: an index unit some logging contractors write (lasio knows it too).

@@ -9,10 +9,12 @@
     with make_engine(jobs=2) as engine:                       # or scheduler="local" / "tcp://HOST:PORT"
         rows = run_batch("runs/f11b", files, "predictions", engine=engine)
 
-Each well is one task, :func:`predict_job`, which calls
-:func:`~glassformer.wells.prediction.predict_file` with plain arguments (paths, the depth range):
-worker processes load the model from its ``.npz`` + JSON folder, read the well and write its
-output themselves, so nothing but paths and the manifest rows crosses between processes.  Every
+The model is read once, into a :class:`~glassformer.wells.predictor.Predictor`, before any well
+runs.  Each well is one task, :func:`predict_job`, which calls
+:func:`~glassformer.wells.prediction.predict_file` with that predictor and plain arguments (paths,
+the depth range): a serial batch predicts every well with the one loaded model; worker processes
+receive it as its folder and checksum, re-read it from its ``.npz`` + JSON files, read the well and
+write its output themselves, so nothing but paths and the manifest rows crosses between processes.  Every
 engine runs each task with one BLAS thread, so the output files of a parallel batch are
 byte-identical to those of a serial one.
 
@@ -31,8 +33,9 @@ from typing import Callable, Sequence
 
 from ..errors import InputError
 from ..parallel import SerialEngine
-from .manifest import MANIFEST_COLUMNS, Manifest, model_identity
-from .prediction import OUTPUT_FORMATS, load_predictor, manifest_row, predict_file
+from .manifest import MANIFEST_COLUMNS, Manifest
+from .prediction import OUTPUT_FORMATS, manifest_row, predict_file
+from .predictor import Predictor
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "MANIFEST_COLUMNS", "execute_batch", "expand_inputs",
            "output_paths", "plan_batch", "predict_job", "run_batch"]
@@ -105,8 +108,10 @@ def output_paths(files: Sequence[Path], out_dir, fmt: str = "las") -> list[Path]
 def predict_job(job: dict) -> dict:
     """One well of a batch (the engine's task): :func:`~glassformer.wells.prediction.predict_file` of ``job``.
 
-    ``job`` holds ``model_dir``, ``path``, ``out_path`` and the keyword arguments of
-    :func:`~glassformer.wells.prediction.predict_file`; returns the well's manifest row.
+    ``job`` holds ``model`` (the batch's :class:`~glassformer.wells.predictor.Predictor`: the same
+    object in this process, re-read from its folder in a worker), ``path``, ``out_path`` and the
+    keyword arguments of :func:`~glassformer.wells.prediction.predict_well`; returns the well's
+    manifest row.
     """
     return predict_file(**job)
 
@@ -121,20 +126,19 @@ def _refuse_existing(manifest: Manifest, outputs: Sequence[Path]) -> None:
         raise InputError(f"{existing[0]}{more} already exist(s); pass --overwrite to replace them")
 
 
-def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
+def plan_batch(model, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
                resume: bool = False, overwrite: bool = False, flag_samples: Callable | None = None,
                check: bool = True, aliases=(), depth_unit: str | None = None, reading: dict | None = None,
-               resample: bool = False, keep: str = "all", use: str | None = None, every: bool = False) -> dict:
+               resample: bool = False, keep: str = "all") -> dict:
     """Check a batch and list its work, writing nothing (see :func:`run_batch` for the arguments;
-    ``reading``, ``resample``, ``keep``, ``use`` and ``every`` go to
-    :func:`~glassformer.wells.prediction.predict_file`).
+    ``reading``, ``resample`` and ``keep`` go to :func:`~glassformer.wells.prediction.predict_well`).
 
     Returns
     -------
     dict
-        ``files``, ``outputs``, ``rows`` (the kept rows of an earlier batch, None for wells to
-        run), ``jobs`` (the tasks, one per well to run, in input order, with ``index`` the
-        position of each in ``files``) and ``manifest``.
+        ``predictor`` (the model, loaded once), ``files``, ``outputs``, ``rows`` (the kept rows
+        of an earlier batch, None for wells to run), ``jobs`` (the tasks, one per well to run, in
+        input order, with ``index`` the position of each in ``files``) and ``manifest``.
 
     Raises
     ------
@@ -145,26 +149,25 @@ def plan_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_r
         raise InputError("no well file to predict")
     files = [Path(f) for f in files]
     outputs = output_paths(files, out_dir, fmt)
-    wm, _ = load_predictor(model_dir, every_model=bool(use or every))   # a bad model stops the batch before it starts
-    if use is not None and use not in wm.model_names():
-        raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
-                         f"{', '.join(wm.model_names())}")
-    settings = {"model_checksum": model_identity(model_dir), "format": str(fmt).lower(),
+    predictor = model if isinstance(model, Predictor) else Predictor.load(model)   # a bad model stops it here
+    identity = predictor.identity
+    settings = {"model_checksum": identity["checksum"], "format": str(fmt).lower(),
                 "depth_range": list(depth_range) if depth_range is not None else None}
-    if use is not None or every:                     # a resumed batch must write the same curves
-        settings.update(use=use, every=bool(every))
-    manifest = Manifest(out_dir, settings, about={"model": str(model_dir)})
+    if predictor.use is not None or predictor.every:     # a resumed batch must write the same curves
+        settings.update(use=predictor.use, every=predictor.every)
+    manifest = Manifest(out_dir, settings, about={"model": identity["folder"]})
     done = manifest.completed() if resume else {}
     if not (resume or overwrite):
         _refuse_existing(manifest, outputs)
     rows = [_kept_row(done.get(o.name), f) for f, o in zip(files, outputs)]
     index = [i for i, row in enumerate(rows) if row is None]
-    jobs = [{"model_dir": os.path.abspath(model_dir), "path": os.path.abspath(files[i]),
+    jobs = [{"model": predictor, "path": os.path.abspath(files[i]),
              "out_path": os.path.abspath(outputs[i]), "depth_range": depth_range, "overwrite": True,
              "flag_samples": flag_samples, "check": check, "aliases": list(aliases), "depth_unit": depth_unit,
-             "reading": dict(reading or {}), "resample": resample, "keep": keep, "use": use, "every": bool(every)}
+             "reading": dict(reading or {}), "resample": resample, "keep": keep}
             for i in index]
-    return {"files": files, "outputs": outputs, "rows": rows, "jobs": jobs, "index": index, "manifest": manifest}
+    return {"predictor": predictor, "files": files, "outputs": outputs, "rows": rows, "jobs": jobs, "index": index,
+            "manifest": manifest}
 
 
 def execute_batch(plan: dict, engine=None, on_row: Callable[[dict], None] | None = None) -> list[dict]:
@@ -193,17 +196,18 @@ def execute_batch(plan: dict, engine=None, on_row: Callable[[dict], None] | None
     return rows
 
 
-def run_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
+def run_batch(model, files: Sequence, out_dir, *, fmt: str = "las", depth_range: tuple | None = None,
               engine=None, resume: bool = False, overwrite: bool = False, flag_samples: Callable | None = None,
               on_row: Callable[[dict], None] | None = None, check: bool = True, aliases=(),
               depth_unit: str | None = None) -> list[dict]:
-    """Predict every well of ``files`` with the model in ``model_dir``: one output each, and the manifest.
+    """Predict every well of ``files`` with ``model``: one output each, and the manifest.
 
     Parameters
     ----------
-    model_dir : str or Path
-        A run folder written by ``glassformer train`` (or its ``model/`` sub-folder); workers read
-        it, so on a cluster it must be on a file system every worker sees.
+    model : Predictor, or str or Path
+        The model loaded once (:meth:`~glassformer.wells.predictor.Predictor.load`), or its folder:
+        a run folder written by ``glassformer train`` (or its ``model/`` sub-folder).  Worker
+        processes re-read the folder, so on a cluster it must be on a file system every worker sees.
     files : sequence of paths
         Well files (``.las``/``.csv``), e.g. from :func:`expand_inputs`.
     out_dir : str or Path
@@ -239,9 +243,9 @@ def run_batch(model_dir, files: Sequence, out_dir, *, fmt: str = "las", depth_ra
         resume whose model, format or depth range differ from the earlier batch's; clashing or
         self-replacing outputs; no file.
     ModelFileError
-        No readable model in ``model_dir`` (checked before any well runs).
+        No readable model in ``model`` (checked before any well runs).
     """
-    plan = plan_batch(model_dir, files, out_dir, fmt=fmt, depth_range=depth_range, resume=resume,
+    plan = plan_batch(model, files, out_dir, fmt=fmt, depth_range=depth_range, resume=resume,
                       overwrite=overwrite, flag_samples=flag_samples, check=check, aliases=aliases,
                       depth_unit=depth_unit)
     return execute_batch(plan, engine, on_row)

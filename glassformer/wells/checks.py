@@ -17,7 +17,11 @@ compares a well with that record before anything is predicted:
 * a curve whose unit says it is a volume fraction (v/v, frac, dec: porosity, shale volume, water
   saturation) cannot lie outside [0, 1]: more than :data:`FRACTION_TOLERANCE` beyond it is refused
   (:func:`check_fraction_range`), naming the file, the curve, the count and the range -- such a
-  curve is nearly always in percent under a wrong header, which ``--unit CURVE=%`` corrects.
+  curve is nearly always in percent under a wrong header, which ``--unit CURVE=%`` corrects;
+* the other way round, a curve in percent whose values all lie in [0, 1] is a fraction under a
+  wrong header (:func:`check_percent_range`), and so is a curve without a unit whose values all
+  lie in [0, 1] given to a model trained on percent: both are refused;
+* a curve without a unit is taken to be in the unit the model was trained on, and a warning says so.
 
 ``glassformer predict`` reports what these return; batch prediction reuses them, and
 :func:`check_wells` holds the validation and test wells of ``train``, ``cv``, ``compare``,
@@ -35,7 +39,7 @@ from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
-           "check_inputs", "check_wells", "convert_depth", "target_unit", "training_record"]
+           "check_inputs", "check_percent_range", "check_wells", "convert_depth", "target_unit", "training_record"]
 
 #: Metres per international foot.
 FEET_TO_METRES = 0.3048
@@ -134,6 +138,9 @@ class InputCheck:
         What was done (e.g. a depth conversion), to say to the user.
     warnings : list of str
         What the user must know before trusting the predictions (sample step, ranges, units).
+    assumed : list of str
+        The units taken from the model for inputs the well states none for (said to the user, not
+        written into the output: most tables state no units).
     out_of_range : ndarray (n_samples,)
         1.0 where an input lies outside its training range, 0.0 where every input lies inside,
         NaN where an input is missing (nothing is predicted there).
@@ -149,6 +156,7 @@ class InputCheck:
     out_of_range: np.ndarray | None = None
     counts: dict = field(default_factory=dict)
     checked: bool = True
+    assumed: list = field(default_factory=list)
 
     @property
     def n_flagged(self) -> int:
@@ -170,11 +178,14 @@ def _where(log) -> str:
 
 
 def _check_units(record: dict, log) -> list:
-    """Refuse inputs in a unit of another kind; warnings for other unit strings that differ."""
+    """Refuse inputs in a unit of another kind, and unlabelled fractions for a model trained on percent;
+    warnings for other unit strings that differ."""
     warnings = []
     for name, info in record["inputs"].items():
         mine = str(log.units.get(name, "")).strip()
         theirs = str(info.get("unit") or "").strip()
+        if not mine and info.get("kind") == "percent" and name in log.curves:
+            _refuse_fraction_values(log, name, f"has no unit and the model was trained on {theirs} (percent)")
         if not mine or not theirs:
             continue
         a, b = _unit_kind(mine), info.get("kind")
@@ -185,6 +196,17 @@ def _check_units(record: dict, log) -> list:
             warnings.append(f"{_where(log)}: curve {name} is in {mine!r}, the model was trained on {theirs!r}; "
                             "check that they are the same unit")
     return warnings
+
+
+def _assumed_units(record: dict, log) -> list:
+    """One warning naming the inputs the well states no unit for, and the training units they are taken to be in."""
+    assumed = {name: str(info.get("unit") or "").strip() for name, info in record["inputs"].items()
+               if name in log.curves and not str(log.units.get(name, "")).strip() and str(info.get("unit") or "").strip()}
+    if not assumed:
+        return []
+    listing = ", ".join(f"{name} in {unit}" for name, unit in assumed.items())
+    return [f"{_where(log)}: no unit in the file for {', '.join(assumed)}; taken to be the units the model was trained "
+            f"on ({listing}); --unit CURVE=UNIT states them"]
 
 
 def _check_depth(record: dict, log, positions: str, depth_unit: str | None):
@@ -274,6 +296,40 @@ def check_fraction_range(log, names) -> None:
                                 f"{values.max():.4g}); {hint}")
 
 
+def _refuse_fraction_values(log, name: str, said: str) -> None:
+    """Raise DataFileError when every finite value of curve ``name`` lies in [0, 1]: a fraction, not percent."""
+    values = np.asarray(log.curves[name], dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size and values.min() >= 0.0 and values.max() <= 1.0:
+        raise DataFileError(f"{_where(log)}: curve {name} {said}, but all {values.size} of its values lie in [0, 1] "
+                            f"(range {values.min():.4g} to {values.max():.4g}): it looks like a fraction; convert it to "
+                            f"percent (x 100), or state its unit with --unit {name}=v/v if it is a fraction")
+
+
+def check_percent_range(log, names) -> None:
+    """Refuse a curve of ``names`` whose unit says percent but whose values all lie in [0, 1].
+
+    Porosity, shale volume or saturation in percent that never exceeds 1 % is nearly always a
+    fraction under a wrong header (``Por (%)`` over 0.05-0.30): predictions on inputs 100 times
+    too small are not predictions.
+
+    Parameters
+    ----------
+    log : WellLog
+    names : curve mnemonics to check (others of the log are not looked at)
+
+    Raises
+    ------
+    DataFileError
+        Every finite value in [0, 1]; the message names the file, the curve, its unit, the count
+        and the range, and the fix (convert, or ``--unit CURVE=v/v``).
+    """
+    for name in names:
+        unit = str(log.units.get(name, "")).strip()
+        if name in log.curves and unit and volume_fraction_kind(unit) == "percent":
+            _refuse_fraction_values(log, name, f"is in {unit} (percent, 0 to 100)")
+
+
 def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     """Hold validation and test wells to the checks :func:`check_inputs` makes before a prediction.
 
@@ -295,7 +351,8 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     Raises
     ------
     DataFileError
-        A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in a
+        A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in
+        percent whose values all lie in [0, 1] (:func:`check_percent_range`); a curve in a
         unit of another kind than the training wells' (% against v/v), with
         :func:`check_inputs`'s message; training wells in two kinds of unit.
     DepthError
@@ -304,6 +361,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     names = list(names)
     for g in [*train_logs, *logs]:
         check_fraction_range(g, names)
+        check_percent_range(g, names)
     record = training_record(train_logs, names)
     warnings = []
     for g in logs:
@@ -342,7 +400,8 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     DataFileError
         An input's unit is known in both and of another kind (the message names the file, the
         curve and both units); an input stated as a fraction outside [0, 1]
-        (:func:`check_fraction_range`).
+        (:func:`check_fraction_range`); an input stated in percent, or without a unit for a model
+        trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`).
     DepthError
         Depth positions and a depth unit other than the model's, without ``depth_unit``.
     """
@@ -351,9 +410,10 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
                                          f"glassformer): {_where(log)} is predicted unchecked"],
                           out_of_range=np.full(len(log), np.nan), checked=False)
     check_fraction_range(log, list(record["inputs"]))
+    check_percent_range(log, list(record["inputs"]))
     warnings = _check_units(record, log)
     log, notes = _check_depth(record, log, positions, depth_unit)
     warnings += _check_step(record, log, window)
     flag, counts, X = _flag_ranges(record, log)
     warnings += _fraction_looks_like_percent(record, log, X)
-    return InputCheck(log, notes, warnings, flag, counts)
+    return InputCheck(log, notes, warnings, flag, counts, assumed=_assumed_units(record, log))

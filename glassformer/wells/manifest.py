@@ -9,7 +9,8 @@ when that time is up, even if no other well finishes (a well that hangs delays n
 killed outright loses at most the rows of the wells finished in that short wait, whose outputs are
 complete files: ``--resume`` predicts those wells again.
 
-``manifest.json`` holds the batch's settings (model and its checksum, output format, depth range)
+``manifest.json`` holds the batch's settings (the model's checksum,
+:func:`glassformer.wells.predictor.model_identity`, output format, depth range)
 beside the rows; a resume with other settings is refused, so one folder never mixes predictions
 of two models.
 """
@@ -17,7 +18,6 @@ of two models.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io as _io
 import json
 import threading
@@ -25,10 +25,9 @@ import time
 from pathlib import Path
 
 from .. import io
-from ..errors import InputError, ModelFileError
-from .ensemble import find_ensemble
+from ..errors import InputError
 
-__all__ = ["MANIFEST_COLUMNS", "Manifest", "model_identity"]
+__all__ = ["MANIFEST_COLUMNS", "Manifest"]
 
 #: The columns of ``manifest.csv`` (and the keys of each row of ``manifest.json``), in order.
 MANIFEST_COLUMNS = ("well", "file", "output", "samples", "samples_predicted", "samples_flagged", "seconds",
@@ -38,40 +37,6 @@ MANIFEST_COLUMNS = ("well", "file", "output", "samples", "samples_predicted", "s
 REWRITE_FACTOR = 20.0
 
 MANIFEST_VERSION = 1
-
-
-def model_identity(model_dir) -> dict:
-    """What identifies a saved model (a run folder or its ``model/``) or a deep ensemble, as plain data.
-
-    A single model: the checksum :func:`glassformer.io.save_model` stored in ``model.json``
-    (``{"algorithm", "arrays", "meta"}``), which changes whenever the arrays or the configuration
-    do.  An ensemble: ``{"ensemble": SHA-256 of ensemble.json, "members": [each member's checksum]}``.
-
-    Raises
-    ------
-    ModelFileError
-        No ``model.json`` (or ``ensemble.json``) there, or one without a readable checksum.
-    """
-    found = find_ensemble(model_dir)
-    if found is not None:
-        try:
-            members = json.loads(found.read_text(encoding="utf-8"))["members"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelFileError(f"{found}: no readable member list ({type(exc).__name__}: {exc})") from None
-        return {"ensemble": hashlib.sha256(found.read_bytes()).hexdigest(),
-                "members": [_checksum(found.parent / m) for m in members]}
-    return _checksum(model_dir)
-
-
-def _checksum(model_dir) -> dict:
-    folder = Path(model_dir)
-    found = next((f / "model.json" for f in (folder, folder / "model") if (f / "model.json").is_file()), None)
-    if found is None:
-        raise ModelFileError(f"{model_dir}: no model found (expected model.json there or in model/)")
-    try:
-        return json.loads(found.read_text(encoding="utf-8"))["checksum"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelFileError(f"{found}: no readable checksum ({type(exc).__name__}: {exc})") from None
 
 
 class Manifest:

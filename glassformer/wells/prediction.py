@@ -1,10 +1,11 @@
 """One well predicted with a saved model: the prediction curves, and the file that holds them.
 
-:func:`predict_file` is the whole job for one well -- load the model folder, read the well, predict,
-write the output atomically -- and returns the well's manifest row.  ``glassformer predict`` calls
-it for its single-file form, and batch prediction maps it over the wells on any engine
-(:mod:`glassformer.wells.batch`); a worker process needs nothing but the paths, because the model
-travels as its ``.npz`` + JSON folder.
+:func:`predict_well` is the whole job for one well -- read the well, check it against the model,
+predict, write the output atomically -- with a model loaded once (:class:`~glassformer.wells.predictor.
+Predictor`), and returns the well's manifest row with what the checks found.  ``glassformer predict``
+calls it for its single-file form, and batch prediction maps :func:`predict_file` (the row alone)
+over the wells on any engine (:mod:`glassformer.wells.batch`); a worker process re-reads the model
+from its ``.npz`` + JSON folder, never a pickled model.
 
 Output columns (target ``KLOGH`` as an example): ``KLOGH_PRED`` in mD, and ``KLOGH_PRED_LOG10`` in
 log10 mD when the model was trained with a log10 target; for a deep ensemble (``glassformer train
@@ -23,6 +24,7 @@ header when it is a LAS file (:func:`glassformer.data.write_las`).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -34,38 +36,15 @@ from ..data import describe_use, read_well, state_units, with_requested_names, w
 from ..errors import InputError, ShapeError
 from .baselines import BLEND, blend
 from .checks import STEP_TOLERANCE, check_inputs, target_unit
-from .ensemble import DeepEnsemble, find_ensemble
 from .evaluation import COLUMN
-from .model import WellModel
+from .predictor import Predictor
 from .resample import interpolate_onto, resample_log
 
-__all__ = ["OUTPUT_FORMATS", "add_flags", "load_predictor", "manifest_row", "model_predictions", "predict_file",
-           "prediction_curves", "quantile_columns", "write_prediction"]
+__all__ = ["OUTPUT_FORMATS", "WellPrediction", "add_flags", "manifest_row", "model_predictions", "predict_file",
+           "predict_well", "prediction_curves", "quantile_columns", "write_prediction"]
 
 #: Output file formats, by suffix.
 OUTPUT_FORMATS = ("las", "csv")
-
-
-def load_predictor(model_dir, *, every_model: bool = False) -> tuple:
-    """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble, the ensemble (else None).
-
-    ``wm`` is the ensemble's first member then (names, units, scalers are the members' own); with
-    ``every_model`` it carries every baseline the run saved in its ``model/`` folder (the tree
-    ensembles among them), fitted on the same training data as the members.
-
-    Raises
-    ------
-    ModelFileError
-        No readable model or ensemble in ``model_dir``.
-    """
-    found = find_ensemble(model_dir)
-    if found is None:
-        return WellModel.load(model_dir), None
-    ensemble = DeepEnsemble.load(found.parent)
-    run_model = Path(model_dir) / "model"
-    if every_model and (run_model / "model.json").is_file():
-        ensemble.first.baselines_ = WellModel.load(run_model).baselines_
-    return ensemble.first, ensemble
 
 
 def model_predictions(wm, log, names=None, ensemble=None) -> dict:
@@ -106,7 +85,7 @@ def prediction_curves(wm, log, flags: np.ndarray | None = None, ensemble=None, *
     flags : bool array (n_samples,), optional
         Samples whose inputs lie outside the training range; written as ``<TARGET>_OOR`` (1/0).
     ensemble : DeepEnsemble, optional
-        Predict its P50 and add its P10/P50/P90 (see :func:`load_predictor`).
+        Predict its P50 and add its P10/P50/P90 (:attr:`Predictor.ensemble`).
     use : str, optional
         The model whose prediction ``<TARGET>_PRED`` holds, by its name in the run's tables
         (e.g. ``"gradient boosting"``); default the transformer (an ensemble's P50).  The curve
@@ -255,20 +234,52 @@ def manifest_row(path, out, *, well: str = "", samples=None, predicted=None, fla
             "seconds": round(float(seconds), 4), "status": status, "error": error}
 
 
-def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None, overwrite: bool = False,
+@dataclass
+class WellPrediction:
+    """What :func:`predict_well` did for one well.
+
+    Attributes
+    ----------
+    row : dict
+        The well's manifest row (:func:`manifest_row`).
+    notes : list of str
+        What was done to the well (curve aliases, a depth conversion, resampling): to say to the user.
+    warnings : list of str
+        What the user must know before trusting the prediction (sample step, units assumed, ranges).
+    summary : str
+        One sentence: how many predicted depths have inputs outside the training range ("" unchecked).
+    """
+
+    row: dict
+    notes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    summary: str = ""
+
+
+def predict_file(model, path, out_path, **options) -> dict:
+    """Predict the target log of one well file and write it to ``out_path``; returns the well's manifest row.
+
+    The task of a batch (:mod:`glassformer.wells.batch`); the arguments are :func:`predict_well`'s.
+    """
+    return predict_well(model, path, out_path, **options).row
+
+
+def predict_well(model, path, out_path, *, depth_range: tuple | None = None, overwrite: bool = False,
                  flag_samples: Callable | None = None, check: bool = True, aliases=(),
-                 depth_unit: str | None = None, on_check: Callable | None = None, reading: dict | None = None,
-                 resample: bool = False, keep: str = "all", use: str | None = None, every: bool = False) -> dict:
+                 depth_unit: str | None = None, reading: dict | None = None, resample: bool = False,
+                 keep: str = "all") -> WellPrediction:
     """Predict the target log of one well file with a saved model and write it to ``out_path``.
 
     Parameters
     ----------
-    model_dir : str or Path
-        A run folder written by ``glassformer train`` (or its ``model/`` sub-folder), or a deep
+    model : Predictor, or str or Path
+        The model, loaded once (:meth:`Predictor.load`: which of the run's models predicts, and
+        whether every model's curve is written, are the predictor's); or its folder, read here: a
+        run folder written by ``glassformer train`` (or its ``model/`` sub-folder), or a deep
         ensemble (its run folder or ensemble folder): then the prediction is the P50 and the
         P10/P50/P90 curves are written too.
     path : str or Path
-        The well (``.las`` or ``.csv``) holding the model's input curves.
+        The well (``.las``, ``.csv`` or ``.xlsx``) holding the model's input curves.
     out_path : str or Path
         The output file, ``.las`` or ``.csv`` (written atomically: complete or absent).
     depth_range : (top, base), optional
@@ -284,15 +295,12 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         Check the well against the model first
         (:func:`~glassformer.wells.checks.check_inputs`): refuse inputs in a unit of another kind
         and a depth unit a depth-position model cannot use, warn on a different sample step, and
-        flag the samples outside the training ranges (unless ``flag_samples`` is given).
+        flag the samples outside the training ranges (unless ``flag_samples`` is given).  The
+        warnings and notes are returned and written into the output file's header.
     aliases : ``["PHIF=PHIE", ...]``, optional
         With ``check``: curves to use where the well lacks an input (common mnemonics are tried too).
     depth_unit : {"m", "ft"}, optional
         With ``check``: convert the well's depths to this unit first (the output keeps the file's).
-    on_check : callable, optional
-        With ``check``: called with ``(InputCheck, notes)`` before the output is written, to report
-        the warnings, notes and counts (``glassformer predict`` prints them).  The same lines go
-        into the output file's header.
     reading : dict, optional
         How the file is read: ``units`` (``{curve: unit}`` stated by the user, replacing the
         file's), ``depth_column`` and ``sheet`` (:func:`glassformer.data.read_well`).
@@ -302,21 +310,20 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         onto the file's depths (a note says so).
     keep : {"all", "inputs"}, default "all"
         The curves of the well a LAS output keeps beside the predictions.
-    use, every : see :func:`prediction_curves` (``--use NAME``, ``--all``).
 
     Returns
     -------
-    dict
-        The well's manifest row: ``well`` (the file's well name), ``file``, ``output``,
-        ``samples``, ``samples_predicted`` (finite predictions), ``samples_flagged``, ``seconds``,
-        ``status`` ("ok") and ``error`` ("").
+    WellPrediction
+        Its ``row`` is the well's manifest row: ``well`` (the file's well name), ``file``,
+        ``output``, ``samples``, ``samples_predicted`` (finite predictions), ``samples_flagged``,
+        ``seconds``, ``status`` ("ok") and ``error`` ("").
 
     Raises
     ------
     InputError
         ``out_path`` is the input file, exists without ``overwrite``, or is neither .csv nor .las.
     ModelFileError
-        No readable model in ``model_dir``.
+        No readable model in ``model``.
     DataFileError, CurveNotFoundError, DepthError
         The well cannot be read, lacks an input curve, holds an input in a unit of another kind
         than the model's, has a depth unit a depth-position model cannot use, or ``depth_range``
@@ -332,10 +339,8 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
         raise InputError(f"{out}: already exists; pass overwrite=True (--overwrite) to replace it")
     if out.suffix.lower().lstrip(".") not in OUTPUT_FORMATS:
         raise InputError(f"{out}: use a .csv or .las file name for the prediction")
-    wm, ensemble = load_predictor(model_dir, every_model=bool(use or every))
-    if use is not None and use not in wm.model_names():
-        raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
-                         f"{', '.join(wm.model_names())}")
+    predictor = model if isinstance(model, Predictor) else Predictor.load(model)
+    wm = predictor.wm
     reading = dict(reading or {})
     units = reading.pop("units", None)
     log = state_units(read_well(path, **reading), units)
@@ -348,28 +353,28 @@ def predict_file(model_dir, path, out_path, *, depth_range: tuple | None = None,
     grid, note = _onto_model_step(wm, used) if resample else (None, None)
     notes += [note] if note else []
     header = [*([note] if note else []), *(found.warnings if found is not None else [])]   # into the output too
-    if check and on_check is not None:
-        on_check(found, notes)
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
+    curves = {"ensemble": predictor.ensemble, "use": predictor.use, "every": predictor.every}
     if grid is None:
-        cols, units, about = prediction_curves(wm, used, flags, ensemble, use=use, every=every)
+        cols, units, about = prediction_curves(wm, used, flags, **curves)
     else:                                 # predicted on the model's step, put back onto the file's depths
-        cols, units, about = prediction_curves(wm, grid, None, ensemble, use=use, every=every)
+        cols, units, about = prediction_curves(wm, grid, None, **curves)
         cols = {k: (used.depth if k == "DEPTH" else interpolate_onto(grid.depth, v, used.depth)) for k, v in cols.items()}
         if flags is not None:
             add_flags(cols, units, about, wm, used, flags)
-    predicted = np.isfinite(cols[f"{wm.target_name}_PRED"])
+    predicted = np.isfinite(cols[predictor.curve])
     if not predicted.any():
         _nothing_to_predict(wm, used, path, depth_range)
     cols["DEPTH"], units["DEPTH"] = log.depth, log.depth_unit          # the file's own depths, never converted
-    write_prediction(out, wm, log, cols, units,
-                     use or getattr(wm.model_, "source_", None) or type(wm.model_).__name__,
-                     about, notes=[f"glassformer predict: {line}" for line in header], keep=keep,
-                     counts=f"glassformer predict: {found.summary(wm.target_name)}" if found is not None else None)
-    return manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),
-                        flagged=0 if flags is None else int((flags & predicted).sum()),   # as the flag curve
-                        seconds=time.perf_counter() - start)
+    summary = found.summary(wm.target_name) if found is not None else ""
+    write_prediction(out, wm, log, cols, units, predictor.label, about,
+                     notes=[f"glassformer predict: {line}" for line in header], keep=keep,
+                     counts=f"glassformer predict: {summary}" if found is not None else None)
+    row = manifest_row(path, out, well=log.name, samples=len(log), predicted=int(predicted.sum()),
+                       flagged=0 if flags is None else int((flags & predicted).sum()),   # as the flag curve
+                       seconds=time.perf_counter() - start)
+    return WellPrediction(row, notes, [*found.assumed, *found.warnings] if found is not None else [], summary)
 
 
 def _onto_model_step(wm, log) -> tuple:

@@ -37,3 +37,23 @@ def test_depth_unit_that_is_not_a_length_names_the_file():
 ])
 def test_volume_fraction_kind(unit, expected):
     assert volume_fraction_kind(unit) == expected
+
+
+@pytest.mark.parametrize("typed, stored", [
+    ("percent", "%"), ("PCT", "%"), ("%", "%"), ("frac", "v/v"), ("Fraction", "v/v"), ("v/v", "v/v"), ("dec", "v/v"),
+    ("ft", "ft"), ("feet", "ft"), ("m", "m"), ("metres", "m"), ("Meters", "m"), ("md", "mD"), ("mD", "mD"),
+    ("millidarcy", "mD"), (" g/cc ", "g/cc"), ("gAPI", "API"), ("ohmm", "ohm.m"),
+])
+def test_a_stated_unit_is_written_in_its_usual_spelling(typed, stored):
+    from glassformer.data import parse_units
+
+    assert parse_units([f"POR={typed}"]) == {"POR": stored}
+
+
+def test_an_unknown_stated_unit_is_refused_listing_the_accepted_ones():
+    from glassformer.data import parse_units
+    from glassformer.errors import InputError
+
+    with pytest.raises(InputError, match=r"^--unit POR=furlongs: unknown unit 'furlongs'; accepted: %, v/v, unitless, "
+                                         r"m, ft, mD, mD/cp, g/cc, API, us/ft, ohm.m \(also written percent"):
+        parse_units(["POR=furlongs"])

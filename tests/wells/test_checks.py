@@ -97,3 +97,35 @@ def test_a_model_without_a_record_is_predicted_unchecked_and_says_so(record):
     check = check_inputs(None, a)
     assert np.isnan(check.out_of_range).all() and check.out_of_range.shape == (len(a),)
     assert "predicted unchecked" in check.warnings[0] and "not checked" in check.summary("KLOGH")
+
+
+def test_a_percent_curve_whose_values_are_all_fractions_is_refused():
+    from glassformer.wells.checks import check_percent_range, check_wells
+
+    frac = np.linspace(0.05, 0.30, 50)
+    labelled = _log("T", 1000 + 0.1 * np.arange(50), frac, unit="%", source="teaching.csv")
+    with pytest.raises(DataFileError, match=r"^teaching.csv: curve PHIF is in % \(percent, 0 to 100\), but all 50 of "
+                                            r"its values lie in \[0, 1\] \(range 0.05 to 0.3\): it looks like a fraction; "
+                                            r"convert it to percent \(x 100\), or state its unit with --unit PHIF=v/v"):
+        check_percent_range(labelled, ["PHIF"])
+    with pytest.raises(DataFileError, match=r"curve PHIF is in %"):      # train, cv, compare, sweep: every well
+        check_wells([labelled], [], ["PHIF", "VSH"])
+    check_percent_range(_log("T", labelled.depth, 100 * frac, unit="%"), ["PHIF"])      # real percent: accepted
+    check_percent_range(labelled, ["VSH"])                                               # only the curves named
+
+
+def test_an_unlabelled_fraction_for_a_percent_model_is_refused_and_a_unit_assumed_is_said():
+    depth = 1000 + 0.1 * np.arange(200)
+    rng = np.random.default_rng(3)
+    trained = _log("P", depth, rng.uniform(5, 30, 200), unit="%")
+    rec = training_record([trained], ["PHIF", "VSH"])
+    fraction = _log("W", depth, rng.uniform(0.05, 0.30, 200), unit="", source="w.csv")
+    with pytest.raises(DataFileError, match=r"^w.csv: curve PHIF has no unit and the model was trained on % "
+                                            r"\(percent\), but all 200 of its values lie in \[0, 1\] .* it looks like a "
+                                            r"fraction; convert it to percent \(x 100\), or state its unit with --unit "
+                                            r"PHIF=v/v"):
+        check_inputs(rec, fraction)
+    unlabelled = _log("W", depth, rng.uniform(5, 30, 200), unit="", source="w.csv")
+    check = check_inputs(rec, unlabelled)
+    assert check.assumed == ["w.csv: no unit in the file for PHIF; taken to be the units the model was trained on "
+                             "(PHIF in %); --unit CURVE=UNIT states them"]          # VSH states V/V: not assumed
