@@ -241,3 +241,68 @@ def test_a_deep_ensemble_batch_writes_p10_p50_p90_as_the_single_well_form(field,
     body = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert len(body["model_checksum"]["members"]) == 2
     assert set(plan_batch(ens, files, tmp_path / "out", fmt="csv", resume=True)["jobs"]) == set()
+
+
+# ----------------------------------------------------------------------------- the model, loaded once
+@pytest.fixture
+def loads(monkeypatch):
+    """Counts the well models read from files (a run folder, or each member of an ensemble)."""
+    calls = []
+    real = WellModel.load.__func__
+
+    def counted(cls, directory):
+        calls.append(str(directory))
+        return real(cls, directory)
+
+    monkeypatch.setattr(WellModel, "load", classmethod(counted))
+    return calls
+
+
+def test_a_prediction_and_a_serial_batch_read_the_model_once(field, tmp_path, loads):
+    _, wells, run = field
+    assert main(["predict", "--model", str(run), "--data", str(wells / "W2.csv"), "--out",
+                 str(tmp_path / "one.csv")]) == 0
+    assert loads == [str(run)]
+    loads.clear()
+    assert main(["predict", "--model", str(run), "--data", str(wells / "W[123].csv"), "--out-dir", str(tmp_path / "b"),
+                 "--no-progress"]) == 0
+    assert loads == [str(run)]                                   # three wells, one read
+
+
+def test_a_predictor_knows_its_name_and_identity_and_travels_as_its_folder(field):
+    import pickle
+
+    from glassformer.errors import ModelFileError
+    from glassformer.wells.predictor import Predictor, _reload
+
+    _, wells, run = field
+    saved = json.loads((run / "model" / "model.json").read_text())["checksum"]
+    default, gbm = Predictor.load(run), Predictor.load(run, use="gradient boosting")
+    assert (default.name, gbm.name, default.curve, default.unit) == ("transformer", "gradient boosting", "KLOGH_PRED",
+                                                                     "")
+    assert default.identity == {"folder": str(run), "checksum": saved}
+    assert default.describe() == f"transformer of {run} (checksum {saved['meta'][:12]})"
+    with pytest.raises(InputError, match=r"--use 'forest': the run in .* has no such model; it has: transformer"):
+        Predictor.load(run, use="forest")
+    sent = pickle.dumps(gbm)
+    assert len(sent) < 2000                                      # the folder and checksum, not the model's arrays
+    back = pickle.loads(sent)
+    assert (back.name, back.identity) == (gbm.name, gbm.identity) and back.wm is not gbm.wm
+    with pytest.raises(ModelFileError, match="the model files changed since the batch was planned"):
+        _reload(str(run), None, False, {"algorithm": "sha256", "arrays": "0", "meta": "0"})
+
+
+def test_the_request_is_checked_before_the_model_is_read(field, tmp_path, loads):
+    from glassformer.wells.predict_request import PredictRequest, run_prediction
+
+    _, wells, run = field
+    both = PredictRequest(model_dir=str(run), data=(str(wells / "W2.csv"),), out=str(tmp_path / "a.csv"),
+                          out_dir=str(tmp_path / "d"))
+    with pytest.raises(InputError, match=r"give --out FILE \(one well\) or --out-dir DIR \(a batch of wells\), not both"):
+        run_prediction(both)
+    one = PredictRequest.from_options({"model_dir": str(run), "data": [str(wells / "W2.csv")],
+                                       "out": str(tmp_path / "a.csv"), "out_dir": None, "jobs": 2, "units": []})
+    assert one.engine.jobs == 2 and one.data == (str(wells / "W2.csv"),)
+    with pytest.raises(InputError, match=r"--jobs apply to a batch \(--out-dir DIR\), not to --out FILE"):
+        run_prediction(one)
+    assert loads == []
