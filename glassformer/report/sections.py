@@ -122,6 +122,10 @@ def results_section(run: RunFolder, skip=()) -> str:
     scalars = [(k, v) for k, v in m.items()
                if k not in skip and k != "note" and is_scalar(v) and not (isinstance(v, str) and len(v) > 80)]
     parts = [kv_table(scalars)] if scalars else []
+    titles = RESULT_TITLES
+    split = str((m.get("comparison") or {}).get("split") or "") if isinstance(m.get("comparison"), Mapping) else ""
+    if split.lower().startswith("training interval"):     # no test data: the "test" scores are in-sample
+        titles = {**RESULT_TITLES, "test": f"{split[0].upper()}{split[1:]}: the training wells scored again"}
     for k, v in m.items():
         if k in skip or k == "note":
             continue
@@ -130,7 +134,7 @@ def results_section(run: RunFolder, skip=()) -> str:
         if isinstance(v, str) and len(v) > 80:
             parts.append(f"<p class=\"note\"><b>{esc(k)}:</b> {esc(v)}</p>")
         elif not is_scalar(v):
-            parts.append(render(RESULT_TITLES.get(k, k), v, units=units, titles=RESULT_TITLES))
+            parts.append(render(titles.get(k, k), v, units=units, titles=titles))
     return "".join(parts)
 
 

@@ -30,7 +30,7 @@ from .model import WellModel, with_seed
 from .recommend import recommend_model
 from .seeds import fit_seeds
 from .splits import span_warnings, validation_span
-from .tables import format_comparison_table, format_per_well_table, verdict
+from .tables import format_comparison_table, format_per_well_table, scored_on, the_split, verdict
 
 __all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 
@@ -93,9 +93,10 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
         raise InputError("seeds: give at least one seed")
     runs, first = _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo, engine)
     fitted, train_rows, test_rows, train_metrics, test_metrics = first
-    metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
+    split = scored_on(train_logs, test_logs)            # no test well or interval: in-sample scores, said so
+    metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution, split)
     metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
-    metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
+    metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), the_split(split))
     metrics["recommendation"] = recommend_model(fitted, train_logs, val_logs, _unit(fitted))
     span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
                            validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
@@ -157,7 +158,7 @@ def _unit(wm: WellModel) -> str:
     return target_unit(getattr(wm, "training_data_", None), log10=wm.log_target)
 
 
-def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, attribution) -> dict:
+def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, attribution, split="test") -> dict:
     unit = _unit(wm)
     test_summary, train_summary = summarise_runs(runs, "test"), summarise_runs(runs, "train")
     metrics = {
@@ -168,9 +169,9 @@ def _metrics(wm: WellModel, runs, title, seeds, train_metrics, test_metrics, att
         "train": train_metrics,
         "model": test_metrics["transformer"],
         "baselines": {k: v for k, v in test_metrics.items() if k != "transformer"},
-        "comparison": {"split": "test", "seeds": seeds, "table": test_summary["table"],
+        "comparison": {"split": split, "seeds": seeds, "table": test_summary["table"],
                        "train_table": train_summary["table"], "per_seed": test_summary["per_seed"],
-                       "note": ("Mean over seeds (sample sd beside it, none for one seed) on the test split; "
+                       "note": (f"Mean over seeds (sample sd beside it, none for one seed) on {the_split(split)}; "
                                 "every model sees the same wells and intervals, every network the same windows, scaling "
                                 "and seed. train_s is the wall-clock "
                                 "fit time in s on this machine; parameters counts trainable values "

@@ -7,6 +7,7 @@ larger overlap would score the model on depths it was trained on, and is refused
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from typing import Sequence
 
@@ -94,7 +95,8 @@ def _forecast_part(g, train_depth: tuple, test_depth: tuple, train_text: str, te
     shared = d[in_train & in_test]
     u = g.depth_unit
     if in_test.any() and not (in_test & ~in_train).any():
-        raise DepthError(f"{test_text} lies inside {train_text} in {g.name}")
+        hint = _disjoint_hint(g, (top, base), (ttop, tbase))
+        raise DepthError(f"{test_text} lies inside {train_text} in {g.name}; {hint}")
     if shared.size > 1 or (shared.size == 1 and ttop < top and tbase > base):
         raise DepthError(f"{test_text} overlaps {train_text} in {g.name}: {shared.size} depth samples "
                          f"({shared[0]:g} to {shared[-1]:g} {u}) would be both trained on and tested; the "
@@ -106,6 +108,14 @@ def _forecast_part(g, train_depth: tuple, test_depth: tuple, train_text: str, te
         else:
             tbase = float(d[d < shared[0] - tol][-1])
     return g.interval(ttop, tbase)
+
+
+def _disjoint_hint(g, train_depth: tuple, test_depth: tuple) -> str:
+    """How to train above (or below) a test interval of the same well: ``--train-depth`` with the user's well and depths."""
+    (top, base), (ttop, tbase) = train_depth, test_depth
+    train = f"{top:g}:{ttop:g}" if ttop > top else f"{tbase:g}:{base:g}"
+    return (f"give --train-depth so that the intervals do not overlap, e.g. --train-depth "
+            f"{shlex.quote(f'{g.name}={train}')} --test-depth {shlex.quote(f'{g.name}={ttop:g}:{tbase:g}')}")
 
 
 def check_training_logs(logs, train_logs, input_names, target, window: int, interval: str) -> None:

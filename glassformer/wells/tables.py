@@ -4,7 +4,25 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["format_comparison_table", "format_per_well_table", "verdict"]
+__all__ = ["IN_SAMPLE", "format_comparison_table", "format_per_well_table", "scored_on", "the_split", "verdict"]
+
+#: What a comparison is called when it is scored on the training intervals themselves (no test well or
+#: interval was given): in-sample scores, which say how well a model fits, not how well it predicts.
+IN_SAMPLE = "training interval (in-sample)"
+
+
+def scored_on(train_logs, test_logs) -> str:
+    """``comparison.split`` of a run: :data:`IN_SAMPLE` when the test logs are the training logs, else ``"test"``."""
+    train_logs, test_logs = list(train_logs), list(test_logs)
+    same = len(train_logs) == len(test_logs) and all(a is b for a, b in zip(train_logs, test_logs))
+    return IN_SAMPLE if same else "test"
+
+
+def the_split(split) -> str:
+    """The split as a phrase: ``"test"`` -> ``"the test split"``, :data:`IN_SAMPLE` -> ``"the training interval
+    (in-sample)"``."""
+    split = str(split or "test")
+    return f"the {split} split" if " " not in split else f"the {split}"
 
 
 def _num(v, width=12, digits=4, kind="g") -> str:
@@ -22,8 +40,7 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
     """Plain-text comparison table: mean (± sd over seeds) of RMSE, MAE, R², parameters, fit time."""
     comp = metrics["comparison"]
     seeds = comp["seeds"]
-    split = "training interval" if key == "train_table" else str(comp.get("split", "test"))
-    split = split if " " in split else f"{split} split"
+    split = "training interval" if key == "train_table" else the_split(comp.get("split")).removeprefix("the ")
     folds = comp.get("spread") == "folds"
     spread = len(seeds) > 1 or folds
     width = 25 if spread else 12

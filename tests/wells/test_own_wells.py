@@ -13,6 +13,7 @@ import pytest
 
 from glassformer.cli import main
 from glassformer.data import WellLog
+from glassformer.wells import WellModel
 from glassformer.wells.resample import interpolate_onto, regular_depths, resample_log
 from glassformer.wells.splits import MIN_TRAINING_WINDOWS
 
@@ -238,3 +239,66 @@ def test_the_output_las_keeps_every_curve_of_the_well(model, las_writer, make_cu
                  "--keep", "inputs"]) == 0
     only = lasio.read(str(folder / "inputs_pred.las"))
     assert [c.mnemonic for c in only.curves] == ["DEPT", "PHIF", "VSH", "KLOGH_PRED", "KLOGH_OOR"]
+
+
+# ----------------------------------------------------------------------------- a newcomer's slips, refused or said
+def test_a_percent_header_over_fractions_is_refused_in_train_and_predict(tmp_path, capsys):
+    fractions = _teaching_well(tmp_path / "f.csv", 120, 6, scale=1.0)          # "Por (%)" over 0.06-0.26
+    capsys.readouterr()
+    assert _train([fractions], tmp_path / "run") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"glassformer: error: {fractions}: curve POR is in % (percent, 0 to 100), "
+                                               "but all 120 of its values lie in [0, 1]")
+    assert err[0].endswith("it looks like a fraction; convert it to percent (x 100), or state its unit with --unit "
+                           "POR=v/v if it is a fraction")
+    assert not (tmp_path / "run").exists()
+    # a model trained on percent, given the same fractions without a unit: refused, nothing written
+    assert _train([_teaching_well(tmp_path / "p.csv", 120, 7)], tmp_path / "pct") == 0
+    bare = _teaching_well(tmp_path / "bare.csv", 120, 6, headers=("Depth (m)", "Por", "Perm (mD)"), scale=1.0)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "pct"), "--data", str(bare), "--out",
+                 str(tmp_path / "bare_pred.csv")]) == 2
+    assert (f"{bare}: curve POR has no unit and the model was trained on % (percent), but all 120 of its values lie in "
+            "[0, 1]") in capsys.readouterr().err
+    assert not (tmp_path / "bare_pred.csv").exists()
+    # the same well in percent without a unit: predicted, and the unit taken from the model is said
+    unlabelled = _teaching_well(tmp_path / "u.csv", 120, 6, headers=("Depth (m)", "Por", "Perm (mD)"))
+    assert main(["predict", "--model", str(tmp_path / "pct"), "--data", str(unlabelled), "--out",
+                 str(tmp_path / "u_pred.csv")]) == 0
+    assert (f"warning: {unlabelled}: no unit in the file for POR; taken to be the units the model was trained on "
+            "(POR in %); --unit CURVE=UNIT states them") in capsys.readouterr().err
+
+
+def test_scores_without_a_test_well_or_interval_are_said_to_be_in_sample(tmp_path, capsys):
+    well = _teaching_well(tmp_path / "w.csv", 160, 8)
+    capsys.readouterr()
+    assert _train([well], tmp_path / "run") == 0
+    said = capsys.readouterr().out
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["comparison"]["split"] == "training interval (in-sample)"
+    assert metrics["verdict"].startswith("On the training interval (in-sample) ")
+    assert "glassformer train -- training interval (in-sample), RMSE/MAE in mD" in said
+    assert "test split" not in said and "test split" not in metrics["comparison"]["note"]
+    report = (tmp_path / "run" / "report.html").read_text()
+    assert "On the training interval (in-sample)" in report and "Test split" not in report
+
+
+def test_a_test_interval_inside_a_single_wells_whole_log_suggests_train_depth(tmp_path, capsys):
+    well = _teaching_well(tmp_path / "w.csv", 160, 8)                          # 1500 to 1539.75 m
+    capsys.readouterr()
+    assert _train([well], tmp_path / "run", "--test-depth", "1530:1539.75") == 2
+    err = capsys.readouterr().err
+    assert "--test-depth 1530:1539.75 lies inside the whole valid log 1500:1539.75 in w; give --train-depth so that " \
+           "the intervals do not overlap, e.g. --train-depth w=1500:1530 --test-depth w=1530:1539.75" in err
+    assert _train([well], tmp_path / "run", "--train-depth", "w=1500:1530", "--test-depth", "w=1530:1539.75") == 0
+
+
+def test_unit_is_checked_and_written_in_its_usual_spelling(tmp_path, capsys):
+    well = _teaching_well(tmp_path / "w.csv", 160, 8, headers=("Depth (m)", "Por", "Perm (mD)"))
+    capsys.readouterr()
+    assert _train([well], tmp_path / "bad", "--unit", "POR=furlongs") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("glassformer: error: --unit POR=furlongs: unknown unit 'furlongs'; "
+                                               "accepted: %, v/v, unitless, m, ft, mD")
+    assert _train([well], tmp_path / "run", "--unit", "POR=percent") == 0
+    assert WellModel.load(tmp_path / "run").training_data_["inputs"]["POR"]["unit"] == "%"
