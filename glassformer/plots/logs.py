@@ -74,13 +74,14 @@ def plot_log_tracks(depth, curves, *, units=None, intervals=None, porosity_unit=
 
 
 def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, labels=None, depth=None,
-                   porosity_unit="fraction", depth_unit="m", title=None, ax=None):
+                   porosity_unit="fraction", depth_unit="m", title=None, ax=None, quantity="Permeability",
+                   unit="mD"):
     """Porosity-permeability cross-plot (the chapter's data figure, right-hand panels).
 
     Parameters
     ----------
     porosity, permeability : array-like of shape (n,)
-        Porosity (``porosity_unit``) and permeability (mD); NaN pairs are not drawn.
+        Porosity (``porosity_unit``) and permeability (``unit``, mD by default); NaN pairs are not drawn.
         With ``normalised=True`` both are already scaled to [0, 1] (e.g. by the scaler fitted
         on the training interval): only the labels and title change.
     log_perm : bool, default True
@@ -90,6 +91,9 @@ def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, l
         Text beside each point (the chapter annotates depths).  Meant for a few dozen points.
     depth : array-like of shape (n,), optional
         Colour the points by depth, with a colour bar in ``depth_unit``.
+    quantity, unit : str, default "Permeability", "mD"
+        The y-axis: what the second curve is and its unit as its file states it (``""``: none stated),
+        e.g. ``"KLOGH", "mD"`` or ``"DT", "us/ft"`` for a target that is not permeability.
 
     Returns
     -------
@@ -122,16 +126,16 @@ def plot_crossplot(porosity, permeability, *, log_perm=True, normalised=False, l
         ax.set_title(title or "Porosity-permeability cross-plot (normalised)")
     else:
         ax.set_xlabel(_porosity_label(porosity_unit))
+        scale = ", log scale" if log_perm else ""
+        ax.set_ylabel(f"{quantity} ({unit}{scale})" if unit else f"{quantity}{f' (log scale)' if log_perm else ''}")
         if log_perm:
             ax.set_yscale("log")
-            ax.set_ylabel("Permeability (mD, log scale)")
             hidden = int(np.sum(np.isfinite(k) & (k <= 0)))
             if hidden:
-                ax.text(0.02, 0.02, f"{hidden} point(s) <= 0 mD not shown", transform=ax.transAxes,
-                        fontsize=8, color="0.3")
-        else:
-            ax.set_ylabel("Permeability (mD)")
-        ax.set_title(title or "Porosity-permeability cross-plot")
+                ax.text(0.02, 0.02, f"{hidden} point(s) <= 0 {unit} not shown".replace("  ", " "),
+                        transform=ax.transAxes, fontsize=8, color="0.3")
+        ax.set_title(title or ("Porosity-permeability" if quantity == "Permeability" else f"Porosity-{quantity}")
+                     + " cross-plot")
     ax.grid(alpha=0.3)
     return ax
 

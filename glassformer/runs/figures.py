@@ -21,7 +21,7 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
                   quantity="log10 permeability", unit="log10 mD", log_scale=False, porosity=None,
                   permeability=None, log_perm=True, porosity_unit="fraction", crossplot_labels=None,
                   attention=None, attention_depths=None, depth_unit="m", title="", extra=None,
-                  attention_title=None) -> list:
+                  attention_title=None, permeability_quantity="Permeability", permeability_unit="mD") -> list:
     """Write the standard figures of a run into ``run_dir/figures`` and return their paths.
 
     Every argument group is optional; a figure is drawn when its data are given:
@@ -29,7 +29,8 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
     * ``loss.png`` -- ``history`` (a :class:`~glassformer.train.History`);
     * ``prediction_vs_depth.png`` -- ``depth``, ``observed`` and ``predictions`` (dict name -> array)
       with the train/forecast ``boundary`` depth;
-    * ``crossplot.png`` -- ``porosity`` against ``permeability`` (mD, or log10 if ``log_perm`` is False);
+    * ``crossplot.png`` -- ``porosity`` against ``permeability`` (``permeability_quantity`` in
+      ``permeability_unit``, mD by default; log scale unless ``log_perm`` is False);
     * ``attention.png`` -- one ``attention`` matrix (query x key) labelled with ``attention_depths``,
       and ``attention.json`` beside it (the matrix, its depths and unit) for the report's heat map;
     * ``extra``: dict name -> callable(ax-less) returning a Figure/Axes, saved as ``<name>.png``.
@@ -54,9 +55,11 @@ def write_figures(run_dir, *, history=None, depth=None, observed=None, predictio
                                           unit=unit, log_scale=log_scale, depth_unit=depth_unit, title=title),
              "prediction_vs_depth.png")
     if porosity is not None and permeability is not None:
+        what = "permeability" if permeability_quantity == "Permeability" else permeability_quantity
         ax = plots.plot_crossplot(porosity, permeability, log_perm=log_perm, labels=crossplot_labels,
                                   porosity_unit=porosity_unit, depth_unit=depth_unit,
-                                  title=f"{title} porosity-permeability".strip())
+                                  quantity=permeability_quantity, unit=permeability_unit,
+                                  title=f"{title} porosity-{what}".strip())
         save(ax, "crossplot.png")
     if attention is not None:
         A = np.asarray(attention, dtype=float)

@@ -39,7 +39,8 @@ from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
-           "check_inputs", "check_percent_range", "check_wells", "convert_depth", "target_unit", "training_record"]
+           "check_inputs", "check_percent_range", "check_wells", "convert_depth", "logs_target_unit", "target_unit",
+           "training_record"]
 
 #: Metres per international foot.
 FEET_TO_METRES = 0.3048
@@ -112,6 +113,13 @@ def target_unit(record: dict | None, *, log10: bool = False) -> str:
     unit = "mD" if not record or "target" not in record else str(record["target"].get("unit") or "").strip()
     unit = "mD" if unit.upper() == "MD" else unit          # LAS files write millidarcy MD
     return (f"log10 {unit}" if unit else "log10") if log10 else unit
+
+
+def logs_target_unit(logs, target: str, *, log10: bool = False) -> str:
+    """:func:`target_unit` of the wells ``logs`` themselves (before a model records it): the first unit a
+    file states for ``target``, ``mD`` for millidarcy; ``log10 <unit>`` with ``log10``."""
+    stated = (str(g.units.get(target, "")).strip() for g in logs)
+    return target_unit({"target": {"name": target, "unit": next((u for u in stated if u), "")}}, log10=log10)
 
 
 def convert_depth(log, unit: str):

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..models import run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from .checks import logs_target_unit
 from .cv import cv_folds, cv_tasks, run_folds, summarise_folds
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug, with_comparison_settings
@@ -65,7 +66,8 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     unit_suffix = "log10_mD" if wm.log_target else "mD"
     summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
                               unit_suffix=unit_suffix)
-    metrics = _metrics(summary, wm, title, scheme, list(seeds), attribution)
+    metrics = _metrics(summary, wm, title, scheme, list(seeds), attribution,
+                       logs_target_unit(logs, wm.target_name, log10=wm.log_target))
     metrics["validation_span"] = _spans(logs, wm, n_folds)
     metrics["seconds"] = time.perf_counter() - t0
     write_json(out / "metrics.json", metrics)
@@ -74,7 +76,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     rows = pd.concat([pd.DataFrame(r["rows"]) for r in first], ignore_index=True)
     write_csv(out / "predictions.csv", rows)
     _figures(out, summary, rows, wm, logs, title)
-    unit = "log10 mD" if wm.log_target else "mD"
+    unit = logs_target_unit(logs, wm.target_name, log10=wm.log_target)      # as the files state it
     echo(format_comparison_table(metrics, unit))
     echo(format_per_well_table(summary["per_well"], unit, title=f"RMSE per held-out well ({unit})"))
     echo(metrics["verdict"])
@@ -90,8 +92,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     return metrics
 
 
-def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution) -> dict:
-    unit = "log10 mD" if wm.log_target else "mD"
+def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution, unit: str) -> dict:
     n_folds = len(summary["folds"])
     where = f"held-out wells ({scheme})"
     metrics = {
@@ -138,7 +139,7 @@ def _settings(wm) -> dict:
 
 
 def _figures(out, summary, rows, wm, logs, title) -> None:
-    unit = "log10 mD" if wm.log_target else "mD"
+    unit = logs_target_unit(logs, wm.target_name, log10=wm.log_target)
     ucol = "log10_mD" if wm.log_target else "mD"
     table = dict(summary["per_well_rmse"])
     comp = summary["table"]

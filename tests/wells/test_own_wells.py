@@ -302,3 +302,28 @@ def test_unit_is_checked_and_written_in_its_usual_spelling(tmp_path, capsys):
                                                "accepted: %, v/v, unitless, m, ft, mD")
     assert _train([well], tmp_path / "run", "--unit", "POR=percent") == 0
     assert WellModel.load(tmp_path / "run").training_data_["inputs"]["POR"]["unit"] == "%"
+
+
+def test_a_target_that_is_not_permeability_keeps_its_unit_on_the_crossplot_and_in_cv_tables(tmp_path, monkeypatch,
+                                                                                             capsys):
+    import glassformer.plots as plots
+
+    seen = []
+    real = plots.plot_crossplot
+
+    def spy(*args, **kwargs):
+        ax = real(*args, **kwargs)
+        seen.append(ax.get_ylabel())
+        return ax
+
+    monkeypatch.setattr(plots, "plot_crossplot", spy)
+    headers = ("Depth (m)", "Por (%)", "Rhob (g/cc)")
+    wells = [_teaching_well(tmp_path / f"w{i}.csv", 100, i, headers=headers, top=1500.0 + 100 * i) for i in range(3)]
+    assert _train(wells[:1], tmp_path / "run", target="Rhob") == 0
+    assert seen == ["RHOB (g/cc, log scale)"]                            # not "Permeability (mD)"
+    capsys.readouterr()
+    assert main(["cv", *[a for w in wells for a in ("--data", str(w))], "--inputs", "Por", "--target", "Rhob",
+                 "--window", "8", "--out", str(tmp_path / "cv"), *TINY[:-2]]) == 0
+    said = capsys.readouterr().out
+    assert "RMSE/MAE in g/cc" in said and "RMSE per held-out well (g/cc)" in said and "mD" not in said
+    assert json.loads((tmp_path / "cv" / "metrics.json").read_text())["units"]["rmse"] == "g/cc"
