@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import CurveNotFoundError, DataFileError, InputError
-from .units import curve_name
+from .units import curve_name, did_you_mean
 from .welllog import WellLog
 
 __all__ = ["DEFAULT_ALIASES", "describe_use", "parse_aliases", "resolve_curves", "with_requested_names"]
@@ -114,7 +114,8 @@ def _resolve_one(log: WellLog, name: str, user: tuple[str, ...], use_defaults: b
     if not tried:
         log.curve(name)  # raises CurveNotFoundError: the log's own message, which names skipped curves
     raise CurveNotFoundError(
-        f"curve {name!r} not found in {log.label}, nor any of its aliases {', '.join(tried)}; "
+        f"curve {name!r} not found in {log.label}, nor any of its aliases {', '.join(tried)}"
+        f"{did_you_mean(name, [log.depth_mnemonic, *log.curves])}; "
         f"available: {', '.join([log.depth_mnemonic, *log.curves])}"
     )
 

@@ -18,7 +18,7 @@ from .parsing import (
     parse_numbers,
     read_text,
 )
-from .units import curve_name, depth_unit_from_string, split_header
+from .units import curve_name, depth_unit_from_string, did_you_mean, split_header
 from .welllog import WellLog
 
 __all__ = ["read_csv", "table_log"]
@@ -146,17 +146,23 @@ def _given_units(units, header, named, keys, source) -> dict:
     return out
 
 
+#: Text cells of one column named in its error message (the rest are counted).
+_CELLS_SHOWN = 3
+
+
 def _column(header: list, rows: list, k: int, source, cell_label, hint: bool) -> np.ndarray:
     """Column ``k`` as float64, NaN where missing; DataFileError naming a non-numeric cell."""
     numbers, bad = parse_numbers([row[k] for row in rows])
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        how = ("; correct that cell or leave it empty (read as missing), or delete the column if no model needs it "
-               "(Python: read_csv(..., columns=[...]) reads only those named)")
-        raise DataFileError(
-            f"{source}: column {header[k]} holds non-numeric value {str(rows[i][k]).strip()!r} "
-            f"at {cell_label(i, k)}{how if hint else ''}"
-        )
+    if bad.any():                      # every text cell of the column in one message: the first few, and the count
+        where = np.flatnonzero(bad)
+        shown = [f"{str(rows[i][k]).strip()!r} at {cell_label(i, k)}" for i in where[:_CELLS_SHOWN]]
+        more = f" and {where.size - _CELLS_SHOWN} more" if where.size > _CELLS_SHOWN else ""
+        cells = "that cell" if where.size == 1 else "those cells"
+        how = (f"; correct {cells} or leave {'it' if where.size == 1 else 'them'} empty (read as missing), or delete "
+               "the column if no model needs it (Python: read_csv(..., columns=[...]) reads only those named)")
+        what = "value" if where.size == 1 else f"values in {where.size} cells:"
+        raise DataFileError(f"{source}: column {header[k]} holds non-numeric {what} {', '.join(shown)}{more}"
+                            f"{how if hint else ''}")
     return numbers
 
 
@@ -219,7 +225,8 @@ def _find(header: list, named: list, text, source, what: str) -> int:
     for k, (n, _) in enumerate(named):
         if n in (want, split_header(str(text))[0]):
             return k
-    raise CurveNotFoundError(f"{source}: {what} {text!r} not found; columns: {', '.join(header)}")
+    raise CurveNotFoundError(f"{source}: {what} {text!r} not found{did_you_mean(str(text), header)}; columns: "
+                             f"{', '.join(header)}")
 
 
 def _choose_columns(header: list, named: list, depth_column, columns, source) -> tuple[int, list]:

@@ -38,6 +38,7 @@ their usual spelling (``MD`` -> ``mD``, ``PCT`` -> ``%``); others are kept as wr
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from ..errors import DepthError, InputError
@@ -50,6 +51,7 @@ __all__ = [
     "STATED_UNITS",
     "curve_name",
     "depth_unit_from_string",
+    "did_you_mean",
     "split_header",
     "stated_unit",
     "volume_fraction_kind",
@@ -114,6 +116,23 @@ def curve_name(text: str) -> str:
     if match and match.group(2):
         text = match.group(1)
     return "_".join(text.upper().split())
+
+
+def did_you_mean(name: str, names) -> str:
+    """``" (did you mean PHIF?)"`` when ``names`` holds curve names close to ``name`` (a typing error), else ``""``.
+
+    Closeness is :func:`difflib.get_close_matches`' ratio (at least 0.6), on the curve names as
+    :func:`curve_name` writes them; at most three are offered, the closest first.
+
+    Examples
+    --------
+    >>> did_you_mean("PHI", ["DEPTH", "PHIF", "VSH"]), did_you_mean("GR", ["PHIF"])
+    (' (did you mean PHIF?)', '')
+    """
+    names = [str(n) for n in names]
+    close = difflib.get_close_matches(curve_name(name), [curve_name(n) for n in names], n=3, cutoff=0.6)
+    close = [names[[curve_name(n) for n in names].index(c)] for c in close]
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
 def split_header(header: str) -> tuple[str, str | None]:

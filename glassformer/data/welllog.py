@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import FLOAT_DTYPES
 from ..errors import CurveNotFoundError, DepthError, InputError, ShapeError
-from .units import curve_name, split_header
+from .units import curve_name, did_you_mean, split_header
 
 __all__ = ["WellLog", "common_depth_unit"]
 
@@ -152,8 +152,9 @@ class WellLog:
         if key == self.depth_mnemonic:
             return self.depth
         why = f" (the file has {key} but it was not read: {self.skipped[key]})" if key in self.skipped else ""
+        close = did_you_mean(mnemonic, [self.depth_mnemonic, *self.curves]) if not why else ""
         raise CurveNotFoundError(
-            f"curve {mnemonic!r} not found in {self.label}{why}; available: "
+            f"curve {mnemonic!r} not found in {self.label}{why}{close}; available: "
             f"{', '.join([self.depth_mnemonic, *self.curves])}"
         )
 

@@ -57,3 +57,11 @@ def test_an_unknown_stated_unit_is_refused_listing_the_accepted_ones():
     with pytest.raises(InputError, match=r"^--unit POR=furlongs: unknown unit 'furlongs'; accepted: %, v/v, unitless, "
                                          r"m, ft, mD, mD/cp, g/cc, API, us/ft, ohm.m \(also written percent"):
         parse_units(["POR=furlongs"])
+
+
+def test_did_you_mean_offers_close_curve_names_only():
+    from glassformer.data.units import did_you_mean
+
+    assert did_you_mean("PHI", ["DEPTH", "PHIF", "VSH"]) == " (did you mean PHIF?)"
+    assert did_you_mean("por", ["Depth (m)", "Por (%)", "Perm (mD)"]) == " (did you mean Por (%)?)"
+    assert did_you_mean("GR", ["PHIF", "VSH"]) == ""

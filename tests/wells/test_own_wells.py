@@ -327,3 +327,14 @@ def test_a_target_that_is_not_permeability_keeps_its_unit_on_the_crossplot_and_i
     said = capsys.readouterr().out
     assert "RMSE/MAE in g/cc" in said and "RMSE per held-out well (g/cc)" in said and "mD" not in said
     assert json.loads((tmp_path / "cv" / "metrics.json").read_text())["units"]["rmse"] == "g/cc"
+
+
+def test_a_misspelled_input_gets_did_you_mean(tmp_path, las_writer, make_curves, capsys):
+    depth = 1000 + 0.5 * np.arange(120)
+    well = las_writer(tmp_path / "t.las", "T-1", depth, make_curves(depth, 1))
+    capsys.readouterr()
+    rc = main(["train", "--data", str(well), "--inputs", "PHI", "VSH", "--target", "KLOGH", "--window", "8",
+               "--out", str(tmp_path / "run"), *TINY])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "curve 'PHI' not found in well 'T-1'" in err[0]
+    assert "(did you mean PHIF?); available: DEPT, PHIF, VSH, SW, KLOGH" in err[0]
