@@ -114,9 +114,9 @@ def _resolve_one(log: WellLog, name: str, user: tuple[str, ...], use_defaults: b
     if not tried:
         log.curve(name)  # raises CurveNotFoundError: the log's own message, which names skipped curves
     raise CurveNotFoundError(
-        f"curve {name!r} not found in {log.label}, nor any of its aliases {', '.join(tried)}"
-        f"{did_you_mean(name, [log.depth_mnemonic, *log.curves])}; "
+        f"curve {name!r} not found in {log.label}, nor any of its aliases {', '.join(tried)}; "
         f"available: {', '.join([log.depth_mnemonic, *log.curves])}"
+        + did_you_mean(name, [log.depth_mnemonic, *log.curves]).replace(" (", "; ").rstrip(")")
     )
 
 
