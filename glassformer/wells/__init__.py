@@ -24,9 +24,11 @@ module                 what it holds
 ``core_uncertainty``   a core run's intervals: calibration chosen, scores per core run and depth zone
 ``core_match``         per-run depth shifts on their own (``glassformer core-match``), read back
 ``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
-``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
+``predictor``          a saved model loaded once: the model it predicts with (its name) and its identity
+``prediction``         one well predicted with it into a LAS/CSV file (:func:`predict_well`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
+``predict_request``    ``glassformer predict``'s request, checked and run: one well or a batch
 ``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
 =====================  ========================================================================
