@@ -26,19 +26,20 @@ from .model import WellModel
 __all__ = ["Predictor", "model_identity"]
 
 
-def model_identity(model_dir) -> dict:
+def model_identity(model_dir, ensemble_file=None) -> dict:
     """What identifies a saved model (a run folder or its ``model/``) or a deep ensemble, as plain data.
 
     A single model: the checksum :func:`glassformer.io.save_model` stored in ``model.json``
     (``{"algorithm", "arrays", "meta"}``).  An ensemble: ``{"ensemble": SHA-256 of ensemble.json,
-    "members": [each member's checksum]}``.
+    "members": [each member's checksum]}``.  ``ensemble_file``: the ensemble's ``ensemble.json`` when
+    the caller has looked it up already (:func:`~glassformer.wells.ensemble.find_ensemble`).
 
     Raises
     ------
     ModelFileError
         No ``model.json`` (or ``ensemble.json``) there, or one without a readable checksum.
     """
-    found = find_ensemble(model_dir)
+    found = ensemble_file if ensemble_file is not None else find_ensemble(model_dir)
     if found is not None:
         try:
             members = json.loads(found.read_text(encoding="utf-8"))["members"]
@@ -112,15 +113,16 @@ class Predictor:
         InputError
             ``use`` names no model of the run (the message lists those it has).
         """
-        found = model_identity(model_dir)
-        if checksum is not None and found != checksum:
+        ensemble_file = find_ensemble(model_dir)                  # looked up once, for the identity and the read
+        identity = model_identity(model_dir, ensemble_file)
+        if checksum is not None and identity != checksum:
             raise ModelFileError(f"{model_dir}: the model files changed since the batch was planned (their checksum "
                                  "differs); predict again with the same --model")
-        wm, ensemble = _read(model_dir, every_model=bool(every or (use not in (None, "transformer"))))
+        wm, ensemble = _read(model_dir, ensemble_file, every_model=bool(every or (use not in (None, "transformer"))))
         if use is not None and use not in wm.model_names():
             raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
                              f"{', '.join(wm.model_names())}")
-        return cls(model_dir, wm, ensemble, use=use, every=every, checksum=found)
+        return cls(model_dir, wm, ensemble, use=use, every=every, checksum=identity)
 
     def __reduce__(self):
         # across processes the model travels as its folder (re-read and checked there), never pickled
@@ -166,14 +168,14 @@ def _reload(folder: str, use, every: bool, checksum) -> Predictor:
     return Predictor.load(folder, use=use, every=every, checksum=checksum)
 
 
-def _read(model_dir, *, every_model: bool) -> tuple:
-    """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble, the ensemble (else None).
+def _read(model_dir, found, *, every_model: bool) -> tuple:
+    """``(wm, ensemble)``: the well model of ``model_dir`` and, for a deep ensemble (``found``: its
+    ``ensemble.json``), the ensemble (else None).
 
     ``wm`` is the ensemble's first member then; with ``every_model`` it carries every baseline the
     run saved in its ``model/`` folder (the tree ensembles among them), fitted on the same training
     data as the members.
     """
-    found = find_ensemble(model_dir)
     if found is None:
         return WellModel.load(model_dir), None
     ensemble = DeepEnsemble.load(found.parent)
