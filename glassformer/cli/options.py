@@ -12,7 +12,7 @@ import math
 import click
 
 from ..data import describe_use, parse_units, read_wells
-from ..data.units import curve_name
+from ..data.units import STATED_UNITS, curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
 from ..nn.positional import positional_names as registered_positional_names
@@ -189,7 +189,8 @@ DEPTH_SPEC_HELP = ("TOP:BASE for every well, or WELL=TOP:BASE for one (WELL: its
 
 
 UNIT_HELP = ("State a curve's unit, e.g. --unit POR=% or --unit PHIF=v/v; repeatable. Replaces the unit a file "
-             "writes (a CSV header 'Por (%)', 'Por [%]' or 'POR_PCT' names the curve POR in %).")
+             "writes (a CSV header 'Por (%)', 'Por [%]' or 'POR_PCT' names the curve POR in %). Units: "
+             f"{', '.join(STATED_UNITS)} (also written percent, frac, feet, metres, millidarcy, ...).")
 DEPTH_COLUMN_HELP = ("The depth column of CSV and Excel wells, by its header or name (its unit as in 'Depth (ft)'); "
                      "default: DEPTH, DEPT, MD or TDEP.")
 SHEET_HELP = "The sheet of Excel (.xlsx) wells to read; default: every sheet is a well."
