@@ -30,6 +30,8 @@ module                 what it holds
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
 ``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
+``sweep_settings``     the grid of transformer settings, and one setting's fit as an engine task
+``sweep_request``      ``glassformer sweep``'s request: training, validation and test parts, checked
 =====================  ========================================================================
 
 ``glassformer train``, ``predict``, ``compare``, ``cv``, ``sweep`` and the well demos are thin layers

@@ -83,10 +83,9 @@ class SweepRequest:
     def config(self) -> dict:
         """The request as ``config.json`` records it (the options by name; paths and intervals as typed)."""
         w, t, r = self.wells, self.transformer, self.reading
-        first = lambda values: values[0] if values else None        # noqa: E731 - one interval, or none
         return {"command": "sweep", "inputs": list(self.inputs), "data": list(w.data), "target": self.target,
-                "log_target": self.log_target, "train_depth": first(w.train_depth), "val_depth": first(self.val_depth),
-                "val_data": list(w.validation_data), "test_depth": first(w.test_depth), "test_data": list(w.test_data),
+                "log_target": self.log_target, "train_depth": _first(w.train_depth), "val_depth": _first(self.val_depth),
+                "val_data": list(w.validation_data), "test_depth": _first(w.test_depth), "test_data": list(w.test_data),
                 "units": list(r.units), "depth_column": r.depth_column, "sheet": r.sheet,
                 "d_model": list(self.grid["d_model"]), "heads": list(self.grid["num_heads"]),
                 "layers": list(self.grid["num_layers"]), "window": list(self.grid["window"]),
@@ -158,6 +157,11 @@ def run_sweep_request(request: SweepRequest) -> dict:
                           config=request.config(), attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
     with make_engine(jobs=request.engine.jobs, scheduler=request.engine.scheduler) as engine:
         return run_experiment(sweep, request.out, engine=engine, overwrite=True, report=False)
+
+
+def _first(values):
+    """An interval option's one value as typed, or None."""
+    return values[0] if values else None
 
 
 def _one(specs, option: str):
