@@ -49,6 +49,10 @@ def _input_names(ctx, param, inputs) -> tuple:
               help="Early stopping on the deepest 10 % of each training well, or none (the training loss).")
 @click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
               help="Seeds per fold (42, 0, 1, ...); records average over them.")
+@click.option("--recommend/--no-recommend", default=False, show_default=True,
+              help="Also recommend a model chosen on inner folds of each fold's training wells (every model "
+                   "refitted there) and report the held-out score of that choice. Costs W x W fold fits instead of "
+                   "W for W wells (9 instead of 3); needs 3 wells or more.")
 @engine_options
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")

@@ -31,6 +31,7 @@ from ..parallel import make_engine
 from ..reporting import say, warn
 from ..runs import RunResult, check_out_folder, run_experiment
 from .cv import cv_folds, cv_tasks, fold_lines, run_fold, summarise_folds
+from .cv_recommend import inner_tasks, nested_choice
 from .dataset import build_dataset
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, _slug, seed_list, with_comparison_settings
@@ -55,13 +56,16 @@ class CrossValidation:
         None for leave-one-well-out, else the number of grouped folds (whole wells).
     seeds : sequence of int
         Each fold is run once per seed; records average over seeds.
+    recommend : bool, default False
+        Also choose a model by nested cross-validation and score that choice on the held-out wells
+        (:mod:`glassformer.wells.cv_recommend`; with ``W`` wells, ``W²`` fold fits instead of ``W``).
     title, config, attribution : the run's title, further settings for ``config.json``, the data's credit.
     """
 
     task = staticmethod(run_fold)
 
     def __init__(self, logs, wm, *, n_folds: int | None = None, seeds=(42,), title: str | None = None,
-                 config: dict | None = None, attribution: str | None = None):
+                 config: dict | None = None, attribution: str | None = None, recommend: bool = False):
         self.logs = logs
         self.wm = wm
         self.n_folds = n_folds
@@ -69,6 +73,7 @@ class CrossValidation:
         self.title = title
         self.config = config
         self.attribution = attribution
+        self.recommend = recommend
 
     @property
     def scheme(self) -> str:
@@ -85,45 +90,58 @@ class CrossValidation:
             raise InputError(f"cross-validation holds out whole wells: list each well once, under distinct names "
                              f"(got {', '.join(names)})")
         cv_folds(self.logs, self.n_folds)
+        if self.recommend:
+            inner_tasks(self.logs, {}, (), self.n_folds)        # three wells at least
 
     def tasks(self, out: Path) -> list:
-        """One task per (fold, seed), as plain data (:func:`~glassformer.wells.cv.cv_tasks`)."""
+        """One task per (fold, seed), as plain data (:func:`~glassformer.wells.cv.cv_tasks`), then, to
+        recommend a model, every outer fold's inner fold tasks."""
         self.started_ = time.perf_counter()
         say(f"{self.title_text}: {', '.join(g.name for g in self.logs)}")
         self.tasks_ = cv_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds)
-        return self.tasks_
+        self.inner_ = inner_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds) if self.recommend else []
+        if self.inner_:
+            say(f"  and {len(self.inner_)} inner fold task(s) to choose a model inside each fold")
+        return [*self.tasks_, *self.inner_]
 
     def collect(self, results: list, out: Path) -> RunResult:
         """The tables, predictions, figures and warnings of the folds' results."""
         wm = self.wm
+        results, inner = results[:len(self.tasks_)], results[len(self.tasks_):]
         for line in fold_lines(self.tasks_, results):
             say(line)
-        say(f"  {len(results)} fold task(s) in {time.perf_counter() - self.started_:.1f} s")
+        say(f"  {len(results) + len(inner)} fold task(s) in {time.perf_counter() - self.started_:.1f} s")
         unit_suffix = "log10_mD" if wm.log_target else "mD"
         summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
                                   unit_suffix=unit_suffix)
         metrics = _metrics(summary, wm, self.title_text, self.scheme, list(self.seeds), self.attribution)
         metrics["validation_span"] = _spans(self.logs, wm, self.n_folds)
+        unit = "log10 mD" if wm.log_target else "mD"
+        if self.recommend:
+            metrics["recommendation"] = nested_choice(results, self.inner_, inner, summary["table"],
+                                                      target_col=f"{wm.target_name}_observed_{unit_suffix}",
+                                                      unit_suffix=unit_suffix, unit=unit)
         metrics["seconds"] = time.perf_counter() - self.started_
         first = [r for r in results if r["seed"] == results[0]["seed"]]
         rows = pd.concat([pd.DataFrame(r["rows"]) for r in first], ignore_index=True)
         say(f"Cross-validation took {metrics['seconds']:.0f} s")
-        unit = "log10 mD" if wm.log_target else "mD"
         warnings = [f"{fold}: {line}" for fold, span in metrics["validation_span"].items() for line in span["warnings"]]
         warnings += [f"held out {', '.join(r['test_wells'])}: {line}"     # the blocks are the same for every seed
                      for r in first for line in (r["validation"] or {}).get("small_data") or []]
+        config = _config(wm, self.title_text, self.logs, self.seeds, self.n_folds, self.config, self.attribution)
+        if self.recommend:
+            config["recommend"] = metrics["recommendation"]["method"]
         return RunResult(
-            metrics=metrics, predictions=rows, warnings=warnings,
-            config=_config(wm, self.title_text, self.logs, self.seeds, self.n_folds, self.config, self.attribution),
+            metrics=metrics, predictions=rows, warnings=warnings, config=config,
             tables=[format_comparison_table(metrics, unit),
                     format_per_well_table(summary["per_well"], unit, title=f"RMSE per held-out well ({unit})"),
-                    metrics["verdict"]],
+                    metrics["verdict"], *([metrics["recommendation"]["text"]] if self.recommend else [])],
             extra_figures=_figures(summary, rows, wm, self.logs, self.title_text))
 
 
 def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), engine=None, title: str | None = None,
                    config: dict | None = None, attribution: str | None = None, overwrite: bool = True,
-                   report: bool = True) -> dict:
+                   report: bool = True, recommend: bool = False) -> dict:
     """Blind-well cross-validation of ``wm`` (unfitted) over ``logs`` (one per well, cut to its interval).
 
     Parameters
@@ -134,6 +152,8 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     n_folds : None for leave-one-well-out, else the number of grouped folds
     seeds : each fold is run once per seed; records average over seeds
     engine : a :mod:`glassformer.parallel` engine mapping the (fold, seed) tasks (default serial)
+    recommend : also recommend a model chosen by nested cross-validation, with the held-out score of that
+        choice (``metrics["recommendation"]``; with ``W`` wells ``W²`` fold fits instead of ``W``)
 
     Returns
     -------
@@ -142,10 +162,11 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     Raises
     ------
     InputError
-        Fewer than two wells, two wells of one name, or a bad ``n_folds``.
+        Fewer than two wells, two wells of one name, or a bad ``n_folds``; fewer than three wells
+        with ``recommend``.
     """
     experiment = CrossValidation(logs, wm, n_folds=n_folds, seeds=seeds, title=title, config=config,
-                                 attribution=attribution)
+                                 attribution=attribution, recommend=recommend)
     return run_experiment(experiment, out, engine=engine, overwrite=overwrite, report=report)
 
 
@@ -170,6 +191,8 @@ class CvRequest:
         Seeds per fold (42, 0, 1, ...).
     hidden_size : int
         LSTM hidden size per direction; ``lstm``: train the LSTM too.
+    recommend : bool
+        Also recommend a model chosen on inner folds, with its held-out score (nested CV, ``W²`` fold fits).
     wells : WellsRequest
         ``data`` / ``manifest`` name the wells (every one is held out once), ``train_depth`` their
         intervals, ``validation_split`` the networks' early stopping.
@@ -183,6 +206,7 @@ class CvRequest:
     n_seeds: int = 1
     hidden_size: int = 16
     lstm: bool = True
+    recommend: bool = False
     wells: WellsRequest = field(default_factory=WellsRequest)
     reading: ReadingRequest = field(default_factory=ReadingRequest)
     transformer: TransformerRequest = field(default_factory=lambda: TransformerRequest(progress=False))
@@ -192,7 +216,7 @@ class CvRequest:
     @classmethod
     def from_options(cls, params: Mapping[str, Any]) -> "CvRequest":
         """The request of ``glassformer cv``'s option values (click's ``ctx.params``)."""
-        plain = {k: params[k] for k in ("log_target", "n_folds", "n_seeds", "hidden_size", "lstm", "overwrite")
+        plain = {k: params[k] for k in ("log_target", "n_folds", "n_seeds", "hidden_size", "lstm", "recommend", "overwrite")
                  if k in params}
         return cls(inputs=tuple(params["inputs"]), target=params["target"], out=str(params["out"]), **plain,
                    wells=WellsRequest.pick(params), reading=ReadingRequest.pick(params),
@@ -241,7 +265,7 @@ def run_cv(request: CvRequest) -> dict:
               "transformer": {"d_model": t.d_model, "num_heads": t.heads, "num_layers": t.layers, "lr": t.lr}}
     with make_engine(jobs=request.engine.jobs, scheduler=request.engine.scheduler) as engine:
         return cross_validate(request.out, logs, wm, n_folds=request.n_folds, seeds=seed_list(request.n_seeds),
-                              engine=engine, config=config, overwrite=True,
+                              engine=engine, config=config, overwrite=True, recommend=request.recommend,
                               attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
 
 

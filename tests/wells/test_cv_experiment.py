@@ -138,3 +138,31 @@ def test_a_sweep_interval_is_one_top_base_for_every_well(tmp_path):
         with pytest.raises(InputError, match=message) as caught:
             run_sweep_request(request)
         assert "\n" not in str(caught.value) and not (tmp_path / "out").exists()
+
+
+def test_the_recommended_model_is_chosen_on_inner_folds_and_scored_on_the_held_out_well(tmp_path):
+    wells = synthetic_wells(n_wells=3, n_samples=160, seed=9)
+    wm = WellModel(["PHI", "VSH"], "PERM", window=16, tree_baselines=False,
+                   model=SequenceRegressor(d_model=4, num_heads=2, epochs=2, random_state=3, batch_size=16))
+    metrics = cross_validate(tmp_path / "nested", wells, wm, recommend=True, report=False)
+    rec = metrics["recommendation"]
+    table = metrics["comparison"]["table"]
+    assert rec["model"] == min(table, key=lambda m: table[m]["rmse"]) and rec["rmse"] == table[rec["model"]]["rmse"]
+    for fold in rec["per_fold"]:
+        k = fold["fold"]
+        train = [g for g in wells if g.name not in fold["test_wells"]]
+        # the inner folds, recomputed as a cross-validation of the fold's training wells alone
+        inner = cross_validate(tmp_path / f"inner{k}", train, wm, report=False)["comparison"]["table"]
+        assert fold["inner_rmse"] == pytest.approx({m: row["rmse"] for m, row in inner.items()}, rel=1e-12)
+        assert fold["chosen"] == min(inner, key=lambda m: inner[m]["rmse"])
+        held_out = next(r for r in metrics["records"] if r["fold"] == k and r["model"] == fold["chosen"])
+        assert fold["held_out_rmse"] == pytest.approx(held_out["rmse"], rel=1e-12)
+    scores = [f["held_out_rmse"] for f in rec["per_fold"]]
+    assert rec["held_out_rmse"] == pytest.approx(np.mean(scores)) and rec["held_out_rmse_sd"] == pytest.approx(
+        np.std(scores, ddof=1))
+    assert f"the {rec['model']}" in rec["text"] and f"{rec['held_out_rmse']:.3f}" in rec["text"]
+    saved = json.loads((tmp_path / "nested" / "metrics.json").read_text())
+    assert saved["recommendation"]["model"] == rec["model"]
+    with pytest.raises(InputError, match="needs at least 2 training wells in every fold"):
+        cross_validate(tmp_path / "two", wells[:2], wm, recommend=True)
+    assert not (tmp_path / "two").exists()
