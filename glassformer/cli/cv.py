@@ -22,8 +22,8 @@ def _input_names(ctx, param, inputs) -> tuple:
                    "instead of or besides --data.")
 @click.option("--depth", "train_depth", multiple=True,
               help=f"Interval of the wells: {DEPTH_SPEC_HELP}. Default: each well's whole valid log.")
-@click.option("--inputs", required=True, multiple=True, callback=_input_names, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW "
-                                                             "(first = porosity).")
+@click.option("--inputs", required=True, multiple=True, callback=_input_names,
+              help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
 @click.option("--target", callback=target_name, required=True,
               help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,

@@ -26,7 +26,8 @@ class SweepCommand(GreedyCommand):
 @click.command("sweep", cls=SweepCommand)
 @click.option("--data", "data", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
               help="Training well file (.las or .csv); repeat for several wells.")
-@click.option("--inputs", required=True, multiple=True, callback=_input_names, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW.")
+@click.option("--inputs", required=True, multiple=True, callback=_input_names,
+              help="Input curve mnemonics, e.g. --inputs PHIF VSH SW.")
 @click.option("--target", callback=target_name, required=True,
               help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,

@@ -31,7 +31,8 @@ from ..reporting import say
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
 from .model import WellModel, with_seed
 
-__all__ = ["cv_folds", "cv_tasks", "fold_lines", "log_from_item", "log_to_item", "run_fold", "run_folds", "summarise_folds"]
+__all__ = ["cv_folds", "cv_tasks", "fold_lines", "log_from_item", "log_to_item", "run_fold", "run_folds",
+           "summarise_folds"]
 
 
 def log_to_item(log) -> dict:

@@ -216,8 +216,8 @@ class CvRequest:
     @classmethod
     def from_options(cls, params: Mapping[str, Any]) -> "CvRequest":
         """The request of ``glassformer cv``'s option values (click's ``ctx.params``)."""
-        plain = {k: params[k] for k in ("log_target", "n_folds", "n_seeds", "hidden_size", "lstm", "recommend", "overwrite")
-                 if k in params}
+        own = ("log_target", "n_folds", "n_seeds", "hidden_size", "lstm", "recommend", "overwrite")
+        plain = {k: params[k] for k in own if k in params}
         return cls(inputs=tuple(params["inputs"]), target=params["target"], out=str(params["out"]), **plain,
                    wells=WellsRequest.pick(params), reading=ReadingRequest.pick(params),
                    transformer=TransformerRequest.pick(params), engine=EngineRequest.pick(params))

@@ -84,7 +84,8 @@ class SweepRequest:
         """The request as ``config.json`` records it (the options by name; paths and intervals as typed)."""
         w, t, r = self.wells, self.transformer, self.reading
         return {"command": "sweep", "inputs": list(self.inputs), "data": list(w.data), "target": self.target,
-                "log_target": self.log_target, "train_depth": _first(w.train_depth), "val_depth": _first(self.val_depth),
+                "log_target": self.log_target, "train_depth": _first(w.train_depth),
+                "val_depth": _first(self.val_depth),
                 "val_data": list(w.validation_data), "test_depth": _first(w.test_depth), "test_data": list(w.test_data),
                 "units": list(r.units), "depth_column": r.depth_column, "sheet": r.sheet,
                 "d_model": list(self.grid["d_model"]), "heads": list(self.grid["num_heads"]),
