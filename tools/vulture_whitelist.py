@@ -61,3 +61,5 @@ _.depth_shift       # PlugsRequest
 _.pretrain_data     # PlugsRequest
 TrainRequest        # glassformer train's request
 _.from_options      # TrainRequest: filled from click's option values
+# One held-out well's figures, until the cv and train runs draw them (the line goes when that use lands).
+blind_well_figures  # glassformer.wells.blind_well_figures: tracks, zooms and cross-plots from predictions.csv

@@ -54,7 +54,7 @@ def zoom_windows(depth, observed, *, length, n_windows=1, min_run=FLAT_RUN, min_
     constant fill) are left out: a window's score is the variance of its other ("live") samples,
     and only windows with at least ``min_live`` of their samples live are candidates.  Windows
     are picked greedily, highest variance first, without overlapping one already picked; on a tie
-    the shallower wins.
+    the window with more live samples wins, then the shallower.
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ def zoom_windows(depth, observed, *, length, n_windows=1, min_run=FLAT_RUN, min_
     var = np.divide((dev ** 2).sum(axis=1), count, out=np.zeros(count.shape), where=count > 0)
     score = np.where(count >= np.ceil(min_live * m), var, -np.inf)
     picked = []
-    for start in np.argsort(-score, kind="stable"):
+    for start in np.lexsort((np.arange(score.size), -count, -score)):      # by score, then live count, then depth
         if len(picked) == n_windows or not np.isfinite(score[start]):
             break
         if all(abs(int(start) - s) >= m for s in picked):
