@@ -235,9 +235,10 @@ def _residual_track(ax, d, y, preds, chosen, unit, lw):
     """Prediction minus observed for the chosen models, on a symmetric axis around zero."""
     order = list(preds)
     reach = 0.0
-    for name in chosen:
+    for j, name in enumerate(chosen):
         r = preds[name] - y                                      # (n,), in the target's unit
-        ax.plot(r, d, color=_model_colour(order.index(name)), lw=lw, alpha=0.8, label=name)
+        ax.plot(r, d, color=_model_colour(order.index(name)), lw=lw, alpha=0.8, label=name,
+                zorder=2 + len(chosen) - j)                      # the first chosen (the best by default) on top
         if np.isfinite(r).any():
             reach = max(reach, float(np.nanpercentile(np.abs(r), 99.5)))
     ax.axvline(0.0, color="black", lw=0.8)
@@ -246,7 +247,9 @@ def _residual_track(ax, d, y, preds, chosen, unit, lw):
     ax.set_title("Residual\n(predicted - observed)", fontsize=9)
     ax.set_xlabel(_value_label("residual", unit), fontsize=8)
     if chosen:
-        ax.legend(fontsize=7, loc="lower right", framealpha=0.85)
+        legend = ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.07), frameon=False)   # below the data
+        for handle in legend.legend_handles:
+            handle.set_linewidth(2.0)
 
 
 def _shade_zooms(ax, zooms, *, label):
