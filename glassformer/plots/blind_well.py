@@ -124,13 +124,11 @@ def _value_limits(observed, predictions):
     return lo - pad, hi + pad
 
 
-def _model_colour(i):
-    return f"C{i % 10}"
 
 
 def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=None, quantity="Permeability",
                            unit="log10 mD", residual_models=None, bands=None, zooms=None, top=None, base=None,
-                           depth_unit="m", title=None):
+                           colours=None, depth_unit="m", title=None):
     """Input-log tracks, one track per model against the observed target, and a residual track.
 
     Parameters
@@ -157,6 +155,9 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
         Depth windows shaded and numbered on every track (where the zoomed figures look).
     top, base : float, optional
         Depth range shown (a zoom); default every depth.
+    colours : dict of str -> colour, optional
+        Colour of each model (its track title, line, band and residual), e.g. to keep one colour
+        per model across runs; default matplotlib's cycle in the order of ``predictions``.
     title : str, optional
         The figure's title; default says what is drawn.
 
@@ -187,6 +188,7 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
     scores = {k: rmse(y, p) for k, p in preds.items()}
     chosen = _residual_models(residual_models, scores, where)
     units = dict(input_units or {})
+    colour = {k: (colours or {}).get(k, f"C{i % 10}") for i, k in enumerate(preds)}
     n_in, n_mod = len(x_in), len(preds)
     fig = _new_figure((1.35 * (n_in + n_mod) + 2.2, 9.5))
     axes = fig.subplots(1, n_in + n_mod + 1, sharey=True, gridspec_kw={"width_ratios": [1] * (n_in + n_mod) + [1.4]})
@@ -199,13 +201,13 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
     for i, (ax, (name, p)) in enumerate(zip(axes[n_in:n_in + n_mod], preds.items())):
         if bands and name in bands:
             p10, p90 = (_vector(b, f"bands[{name!r}]", where, view.size)[view] for b in bands[name])
-            ax.fill_betweenx(d, p10, p90, color=_model_colour(i), alpha=0.25, lw=0, label="P10-P90")
+            ax.fill_betweenx(d, p10, p90, color=colour[name], alpha=0.25, lw=0, label="P10-P90")
         ax.plot(y, d, color="black", lw=lw, label="observed")
-        ax.plot(p, d, color=_model_colour(i), lw=lw, label="predicted")
+        ax.plot(p, d, color=colour[name], lw=lw, label="predicted")
         ax.set_xlim(*limits)
-        ax.set_title(f"{_wrap(name)}\nRMSE {scores[name]:.2f}", fontsize=9, color=_model_colour(i))
+        ax.set_title(f"{_wrap(name)}\nRMSE {scores[name]:.2f}", fontsize=9, color=colour[name])
         ax.set_xlabel(_value_label(quantity, unit), fontsize=8)
-    _residual_track(axes[-1], d, y, preds, chosen, unit, lw)
+    _residual_track(axes[-1], d, y, preds, chosen, colour, unit, lw)
     for ax in axes:
         ax.grid(alpha=0.3)
         ax.tick_params(labelsize=7)
@@ -231,13 +233,12 @@ def _residual_models(residual_models, scores, where):
     return list(residual_models)
 
 
-def _residual_track(ax, d, y, preds, chosen, unit, lw):
+def _residual_track(ax, d, y, preds, chosen, colour, unit, lw):
     """Prediction minus observed for the chosen models, on a symmetric axis around zero."""
-    order = list(preds)
     reach = 0.0
     for j, name in enumerate(chosen):
         r = preds[name] - y                                      # (n,), in the target's unit
-        ax.plot(r, d, color=_model_colour(order.index(name)), lw=lw, alpha=0.8, label=name,
+        ax.plot(r, d, color=colour[name], lw=lw, alpha=0.8, label=name,
                 zorder=2 + len(chosen) - j)                      # the first chosen (the best by default) on top
         if np.isfinite(r).any():
             reach = max(reach, float(np.nanpercentile(np.abs(r), 99.5)))

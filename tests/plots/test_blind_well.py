@@ -98,7 +98,10 @@ def test_each_model_gets_its_own_track_against_the_observed_curve():
     assert not any(isinstance(c, PolyCollection) for c in axes[3].collections)
     assert axes[0].get_ylabel() == "Depth (m)" and all(inverted(a) for a in axes)
     assert any(t.get_text() == "zoom 1" for t in axes[0].texts)
-    assert "unit not given" in plot_blind_well_tracks(depth, inputs, observed, predictions).axes[0].get_xlabel()
+    plain = plot_blind_well_tracks(depth, inputs, observed, predictions, colours={"random forest": "tab:green"})
+    assert "unit not given" in plain.axes[0].get_xlabel()
+    assert [a.lines[1].get_color() for a in plain.axes[3:6]] == ["C0", "tab:green", "C2"]
+    assert plain.axes[-1].lines[0].get_color() == "tab:green"         # its residual in the same colour
 
 
 def test_tracks_over_a_zoom_show_only_its_depths():

@@ -16,6 +16,7 @@ import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import to_hex
 
 from glassformer.cli import main
 from glassformer.errors import InputError
@@ -106,6 +107,8 @@ def test_default_models_follow_the_table_and_residuals_take_the_best_two_and_the
     np.testing.assert_allclose(residual.lines[0].get_xdata(), 0.1, atol=1e-12)      # prediction - observed
     np.testing.assert_allclose(residual.lines[1].get_xdata(), -0.2, atol=1e-12)
     assert fig.get_suptitle().startswith("W-1 (held out): input logs")
+    # each model keeps its colour of the full table (here without the LSTM, C1): the same in every run
+    assert [to_hex(ax.lines[1].get_color()) for ax in fig.axes[3:7]] == [to_hex(f"C{i}") for i in (0, 2, 4, 7)]
 
 
 def test_chosen_models_bands_duplicate_depths_and_clear_errors():
