@@ -181,7 +181,7 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
     view = (d >= lo_d) & (d <= hi_d)
     if not view.any():
         raise InputError(f"{where}: no depth between {lo_d:g} and {hi_d:g} {depth_unit}")
-    d = d[view]
+    d = d[view]                                                  # (n,) -> (n_shown,)
     x_in = {k: _vector(v, f"inputs[{k!r}]", where, view.size)[view] for k, v in inputs.items()}
     y = _vector(observed, "observed", where, view.size)[view]
     preds = {str(k): _vector(v, f"predictions[{k!r}]", where, view.size)[view] for k, v in predictions.items()}
@@ -193,12 +193,12 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
     fig = _new_figure((1.35 * (n_in + n_mod) + 2.2, 9.5))
     axes = fig.subplots(1, n_in + n_mod + 1, sharey=True, gridspec_kw={"width_ratios": [1] * (n_in + n_mod) + [1.4]})
     lw = 0.6 if d.size > 2000 else 1.0
-    for i, (ax, (name, v)) in enumerate(zip(axes[:n_in], x_in.items())):
+    for ax, (name, v) in zip(axes[:n_in], x_in.items()):
         ax.plot(v, d, color="0.25", lw=lw)
         ax.set_title(_wrap(name), fontsize=9)
         ax.set_xlabel(_value_label(name, units.get(name) or "unit not given"), fontsize=8)
     limits = _value_limits(y, list(preds.values()))
-    for i, (ax, (name, p)) in enumerate(zip(axes[n_in:n_in + n_mod], preds.items())):
+    for ax, (name, p) in zip(axes[n_in:n_in + n_mod], preds.items()):
         if bands and name in bands:
             p10, p90 = (_vector(b, f"bands[{name!r}]", where, view.size)[view] for b in bands[name])
             ax.fill_betweenx(d, p10, p90, color=colour[name], alpha=0.25, lw=0, label="P10-P90")
@@ -303,7 +303,7 @@ def plot_predicted_vs_observed(observed, predictions, *, quantity="Permeability"
     colour = {"color": "tab:blue"} if z is None else {"c": z, "cmap": "viridis_r", "vmin": np.nanmin(z),
                                                       "vmax": np.nanmax(z)}
     sc = None
-    for i, (ax, (name, p)) in enumerate(zip(grid.flat, preds.items())):
+    for ax, (name, p) in zip(grid.flat, preds.items()):
         ok = np.isfinite(y) & np.isfinite(p)
         kw = colour if z is None else {**colour, "c": z[ok]}
         sc = ax.scatter(y[ok], p[ok], s=2, alpha=0.4, lw=0, rasterized=True, **kw)
