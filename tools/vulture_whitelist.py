@@ -63,5 +63,3 @@ _.no_depth_match    # PlugsRequest
 _.depth_shift       # PlugsRequest
 _.pretrain_data     # PlugsRequest
 TrainRequest        # glassformer train's request
-# One held-out well's figures, until the cv and train runs draw them (the line goes when that use lands).
-blind_well_figures  # glassformer.wells.blind_well_figures: tracks, zooms and cross-plots from predictions.csv

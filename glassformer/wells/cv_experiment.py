@@ -30,6 +30,7 @@ from ..models import LSTMRegressor, SequenceRegressor
 from ..parallel import make_engine
 from ..reporting import say, warn
 from ..runs import RunResult, check_out_folder, run_experiment
+from .blind_well_figures import blind_well_figures
 from .cv import cv_folds, cv_tasks, fold_lines, run_fold, summarise_folds
 from .cv_recommend import inner_tasks, nested_choice
 from .dataset import build_dataset
@@ -328,7 +329,8 @@ def _settings(wm) -> dict:
 
 
 def _figures(summary, rows, wm, logs, title) -> dict:
-    """Figure name -> drawing function: RMSE per held-out well, and each blind well against depth."""
+    """Figure name -> drawing function: RMSE per held-out well, each blind well against depth, and its tracks
+    (inputs, one per model, residuals), zooms where the observed target varies most and cross-plots."""
     unit = "log10 mD" if wm.log_target else "mD"
     ucol = "log10_mD" if wm.log_target else "mD"
     table = dict(summary["per_well_rmse"])
@@ -350,6 +352,9 @@ def _figures(summary, rows, wm, logs, title) -> dict:
                                                     title=f"{g.name} (held out)")
     for g in logs:
         extra[f"blind_well_{_slug(g.name)}"] = against_depth(g)
+        extra.update(blind_well_figures(rows, g.name, input_names=wm.input_names, target_name=wm.target_name,
+                                        unit=unit, depth_unit=g.depth_unit,
+                                        input_units={m: g.units.get(m) for m in wm.input_names}))
     return extra
 
 
