@@ -11,6 +11,11 @@ from ..wells.predict_request import PredictRequest, run_prediction
 from .options import GreedyCommand, file_options, parse_interval
 
 
+def _interval(text: str | None) -> tuple | None:
+    """``--depth TOP:BASE`` as ``(top, base)``, checked where the option is defined."""
+    return parse_interval(text, "--depth") if text else None
+
+
 class PredictCommand(GreedyCommand):
     """``--data`` takes several files or patterns: ``--data wells/*.las more.las`` (the shell's expansion too)."""
 
@@ -31,8 +36,8 @@ class PredictCommand(GreedyCommand):
               help="Batch: one output per well (<file stem>.las or .csv) plus manifest.csv and manifest.json.")
 @click.option("--format", "fmt", type=click.Choice(["las", "csv"]), default=None,
               help="Output format of a batch (--out-dir).  [default: las]")
-@click.option("--depth", "depth_range", default=None, callback=lambda ctx, param, text: parse_interval(text, "--depth")
-              if text else None, help="Only predict TOP:BASE (file depth unit).")
+@click.option("--depth", "depth_range", default=None, callback=lambda _ctx, _param, text: _interval(text),
+              help="Only predict TOP:BASE (file depth unit).")
 @click.option("--alias", "aliases", multiple=True, metavar="NAME=CURVE",
               help="Use CURVE where a well lacks the model's input NAME, e.g. --alias PHIF=PHIE; repeatable "
                    "(common mnemonics such as PHIE for PHIF are tried too).")
