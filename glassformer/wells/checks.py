@@ -208,8 +208,9 @@ def _check_units(record: dict, log) -> list:
 
 def _assumed_units(record: dict, log) -> list:
     """One warning naming the inputs the well states no unit for, and the training units they are taken to be in."""
-    assumed = {name: str(info.get("unit") or "").strip() for name, info in record["inputs"].items()
-               if name in log.curves and not str(log.units.get(name, "")).strip() and str(info.get("unit") or "").strip()}
+    trained = {name: str(info.get("unit") or "").strip() for name, info in record["inputs"].items()}
+    assumed = {name: unit for name, unit in trained.items()
+               if unit and name in log.curves and not str(log.units.get(name, "")).strip()}
     if not assumed:
         return []
     listing = ", ".join(f"{name} in {unit}" for name, unit in assumed.items())
@@ -310,8 +311,8 @@ def _refuse_fraction_values(log, name: str, said: str) -> None:
     values = values[np.isfinite(values)]
     if values.size and values.min() >= 0.0 and values.max() <= 1.0:
         raise DataFileError(f"{_where(log)}: curve {name} {said}, but all {values.size} of its values lie in [0, 1] "
-                            f"(range {values.min():.4g} to {values.max():.4g}): it looks like a fraction; convert it to "
-                            f"percent (x 100), or state its unit with --unit {name}=v/v if it is a fraction")
+                            f"(range {values.min():.4g} to {values.max():.4g}): it looks like a fraction; convert "
+                            f"it to percent (x 100), or state its unit with --unit {name}=v/v if it is a fraction")
 
 
 def check_percent_range(log, names) -> None:

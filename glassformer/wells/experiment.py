@@ -242,7 +242,8 @@ def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, ti
     first = ((getattr(wm, "training_data_", None) or {}).get("inputs") or {}).get(wm.input_names[0], {})
     target = target_unit(getattr(wm, "training_data_", None))     # the y axis: the target as its files state it
     write_figures(out, history=wm.model_.history_, porosity=phi_all,
-                  porosity_unit="%" if first.get("kind") == "percent" else "fraction", permeability=np.where(k_all > 0, k_all, np.nan),
+                  porosity_unit="%" if first.get("kind") == "percent" else "fraction",
+                  permeability=np.where(k_all > 0, k_all, np.nan),
                   permeability_quantity="Permeability" if target == "mD" else wm.target_name, permeability_unit=target,
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2),
                   attention_title=f"{title} attention weights (layer 0, head 0), first window of {show.name}",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from ..errors import InputError, ModelFileError
@@ -126,7 +127,7 @@ class Predictor:
 
     def __reduce__(self):
         # across processes the model travels as its folder (re-read and checked there), never pickled
-        return _reload, (str(self.folder), self.use, self.every, self.checksum)
+        return _reload, (os.path.abspath(self.folder), self.use, self.every, self.checksum)
 
     @property
     def name(self) -> str:

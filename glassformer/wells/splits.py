@@ -111,7 +111,7 @@ def _forecast_part(g, train_depth: tuple, test_depth: tuple, train_text: str, te
 
 
 def _disjoint_hint(g, train_depth: tuple, test_depth: tuple) -> str:
-    """How to train above (or below) a test interval of the same well: ``--train-depth`` with the user's well and depths."""
+    """How to train above (or below) a test interval of the same well: ``--train-depth`` with its name and depths."""
     (top, base), (ttop, tbase) = train_depth, test_depth
     train = f"{top:g}:{ttop:g}" if ttop > top else f"{tbase:g}:{base:g}"
     return (f"give --train-depth so that the intervals do not overlap, e.g. --train-depth "

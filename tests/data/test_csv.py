@@ -85,7 +85,7 @@ def test_every_text_cell_of_a_column_is_reported_in_one_message(tmp_path):
     path = tmp_path / "w.csv"
     rows = [f"{1000 + 0.5 * i},{'tight' if i in (1, 4, 5, 8, 9) else 0.2}" for i in range(12)]
     path.write_text("DEPTH,PHIF\n" + "\n".join(rows) + "\n")
-    with pytest.raises(DataFileError, match=r"w\.csv: column PHIF holds non-numeric values in 5 cells: 'tight' at line 3, "
-                                            r"'tight' at line 6, 'tight' at line 7 and 2 more; correct those cells or leave "
-                                            r"them empty"):
+    with pytest.raises(DataFileError, match=r"w\.csv: column PHIF holds non-numeric values in 5 cells: 'tight' at "
+                                            r"line 3, 'tight' at line 6, 'tight' at line 7 and 2 more; correct those "
+                                            r"cells or leave them empty"):
         read_csv(path)

@@ -298,7 +298,8 @@ def test_the_request_is_checked_before_the_model_is_read(field, tmp_path, loads)
     _, wells, run = field
     both = PredictRequest(model_dir=str(run), data=(str(wells / "W2.csv"),), out=str(tmp_path / "a.csv"),
                           out_dir=str(tmp_path / "d"))
-    with pytest.raises(InputError, match=r"give --out FILE \(one well\) or --out-dir DIR \(a batch of wells\), not both"):
+    with pytest.raises(InputError, match=r"give --out FILE \(one well\) or --out-dir DIR \(a batch of wells\), "
+                                         r"not both"):
         run_prediction(both)
     one = PredictRequest.from_options({"model_dir": str(run), "data": [str(wells / "W2.csv")],
                                        "out": str(tmp_path / "a.csv"), "out_dir": None, "jobs": 2, "units": []})

@@ -104,9 +104,10 @@ def test_a_percent_curve_whose_values_are_all_fractions_is_refused():
 
     frac = np.linspace(0.05, 0.30, 50)
     labelled = _log("T", 1000 + 0.1 * np.arange(50), frac, unit="%", source="teaching.csv")
-    with pytest.raises(DataFileError, match=r"^teaching.csv: curve PHIF is in % \(percent, 0 to 100\), but all 50 of "
-                                            r"its values lie in \[0, 1\] \(range 0.05 to 0.3\): it looks like a fraction; "
-                                            r"convert it to percent \(x 100\), or state its unit with --unit PHIF=v/v"):
+    with pytest.raises(DataFileError, match=r"^teaching.csv: curve PHIF is in % \(percent, 0 to 100\), but all 50 "
+                                            r"of its values lie in \[0, 1\] \(range 0.05 to 0.3\): it looks like a "
+                                            r"fraction; convert it to percent \(x 100\), or state its unit with "
+                                            r"--unit PHIF=v/v"):
         check_percent_range(labelled, ["PHIF"])
     with pytest.raises(DataFileError, match=r"curve PHIF is in %"):      # train, cv, compare, sweep: every well
         check_wells([labelled], [], ["PHIF", "VSH"])
@@ -121,9 +122,9 @@ def test_an_unlabelled_fraction_for_a_percent_model_is_refused_and_a_unit_assume
     rec = training_record([trained], ["PHIF", "VSH"])
     fraction = _log("W", depth, rng.uniform(0.05, 0.30, 200), unit="", source="w.csv")
     with pytest.raises(DataFileError, match=r"^w.csv: curve PHIF has no unit and the model was trained on % "
-                                            r"\(percent\), but all 200 of its values lie in \[0, 1\] .* it looks like a "
-                                            r"fraction; convert it to percent \(x 100\), or state its unit with --unit "
-                                            r"PHIF=v/v"):
+                                            r"\(percent\), but all 200 of its values lie in \[0, 1\] .* it looks "
+                                            r"like a fraction; convert it to percent \(x 100\), or state its unit "
+                                            r"with --unit PHIF=v/v"):
         check_inputs(rec, fraction)
     unlabelled = _log("W", depth, rng.uniform(5, 30, 200), unit="", source="w.csv")
     check = check_inputs(rec, unlabelled)

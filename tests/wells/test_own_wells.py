@@ -247,8 +247,8 @@ def test_a_percent_header_over_fractions_is_refused_in_train_and_predict(tmp_pat
     capsys.readouterr()
     assert _train([fractions], tmp_path / "run") == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"glassformer: error: {fractions}: curve POR is in % (percent, 0 to 100), "
-                                               "but all 120 of its values lie in [0, 1]")
+    assert len(err) == 1 and err[0].startswith(f"glassformer: error: {fractions}: curve POR is in % (percent, 0 to "
+                                               "100), but all 120 of its values lie in [0, 1]")
     assert err[0].endswith("it looks like a fraction; convert it to percent (x 100), or state its unit with --unit "
                            "POR=v/v if it is a fraction")
     assert not (tmp_path / "run").exists()
