@@ -296,7 +296,8 @@ def predict_well(model, path, out_path, *, depth_range: tuple | None = None, ove
         (:func:`~glassformer.wells.checks.check_inputs`): refuse inputs in a unit of another kind
         and a depth unit a depth-position model cannot use, warn on a different sample step, and
         flag the samples outside the training ranges (unless ``flag_samples`` is given).  The
-        warnings and notes are returned and written into the output file's header.
+        warnings and notes are returned and written into the output file's header (the units
+        taken from the model for inputs the well states none for: into a LAS file's only).
     aliases : ``["PHIF=PHIE", ...]``, optional
         With ``check``: curves to use where the well lacks an input (common mnemonics are tried too).
     depth_unit : {"m", "ft"}, optional
@@ -353,6 +354,8 @@ def predict_well(model, path, out_path, *, depth_range: tuple | None = None, ove
     grid, note = _onto_model_step(wm, used) if resample else (None, None)
     notes += [note] if note else []
     header = [*([note] if note else []), *(found.warnings if found is not None else [])]   # into the output too
+    if found is not None and out.suffix.lower() == ".las":      # a CSV stays a plain table when only units were assumed
+        header += found.assumed
     flags = (np.asarray(flag_samples(wm, used), dtype=bool) if flag_samples is not None else
              found.out_of_range == 1 if found is not None and found.checked else None)
     curves = {"ensemble": predictor.ensemble, "use": predictor.use, "every": predictor.every}

@@ -338,3 +338,16 @@ def test_a_misspelled_input_gets_did_you_mean(tmp_path, las_writer, make_curves,
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "curve 'PHI' not found in well 'T-1'" in err[0]
     assert "(did you mean PHIF?); available: DEPT, PHIF, VSH, SW, KLOGH" in err[0]
+
+
+def test_units_taken_from_the_model_are_written_into_a_las_output_only(model, make_curves, tmp_path):
+    run, _ = model
+    depth = 1000.0 + 0.1 * np.arange(400)
+    curves = {k: v for k, (_, v) in make_curves(depth, 5).items()}
+    well = tmp_path / "bare.csv"
+    pd.DataFrame({"DEPTH": depth, **curves}).to_csv(well, index=False)             # no units at all
+    for suffix in ("las", "csv"):
+        assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(tmp_path / f"p.{suffix}")]) == 0
+    said = "no unit in the file for PHIF, VSH; taken to be the units the model was trained on (PHIF in V/V"
+    assert said in " ".join(lasio.read(str(tmp_path / "p.las")).other.split())
+    assert not (tmp_path / "p.csv").read_text().startswith("#")                       # a plain table
