@@ -29,7 +29,7 @@ _.format_version    # LoadedModel: the file format version a model was read from
 _.error_type        # TaskOutcome: the exception class of a failed task, for reports
 _.urls              # BugReport: where a published case comes from
 _.valid_m           # VolveWell: where porosity and permeability are both present (m)
-_.plug_sample       # CoreOnLog: which plug each merged sample comes from
+_.plug_sample       # PlugsOnLog: which plug each merged sample comes from
 _.description       # PositionalSpec: what an encoding is, in words, for a user reading REGISTRY
 
 # --- public API that users call and the package itself does not ----------------------------------

@@ -17,12 +17,12 @@ module                 what it holds
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
 ``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
 ``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
-``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
-``core_scoring``       baselines at core depths, metrics at plug depths only
-``core_experiment``    a complete core run folder (``glassformer train --core``)
-``core_report``        coverage before and after calibration, the verdict in words, the figures
-``core_uncertainty``   a core run's intervals: calibration chosen, scores per core run and depth zone
-``core_match``         per-run depth shifts on their own (``glassformer core-match``), read back
+``plugs_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
+``plugs_scoring``       baselines at core depths, metrics at plug depths only
+``plugs_experiment``    a complete core run folder (``glassformer train --core``)
+``plugs_report``        coverage before and after calibration, the verdict in words, the figures
+``plugs_uncertainty``   a core run's intervals: calibration chosen, scores per core run and depth zone
+``plugs_match``         per-run depth shifts on their own (``glassformer core-match``), read back
 ``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
 ``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``
@@ -37,8 +37,8 @@ over this package; a Python user does the same with :class:`WellModel` and :func
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean
 from .checks import InputCheck, check_inputs, training_record
-from .core_experiment import run_core_experiment
-from .core_split import CoreSplit, CoreWell, prepare_core_well, split_cores
+from .plugs_experiment import run_plugs_experiment
+from .plugs_split import PlugSplit, CoredWell, prepare_cored_well, split_plugs
 from .dataset import WellDataset, WellEntry, build_dataset, read_manifest
 from .ensemble import DeepEnsemble, fit_ensemble, fit_member, fit_pretrained_ensemble
 from .ensemble_experiment import run_ensemble_experiment
@@ -61,7 +61,7 @@ __all__ = [
 
 # core plugs as targets, deep ensembles, P10/P50/P90 and their coverage
 __all__ += [
-    "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
-    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_core_well", "run_core_experiment",
-    "run_ensemble_experiment", "split_cores",
+    "ConformalScale", "PlugSplit", "CoredWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
+    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_cored_well", "run_plugs_experiment",
+    "run_ensemble_experiment", "split_plugs",
 ]

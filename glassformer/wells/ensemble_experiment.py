@@ -19,10 +19,10 @@ from ..errors import InputError
 from ..models import run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
-from .core_experiment import summary_lines
-from .core_report import _coverage_figure, coverage_summary, verdict_lines
-from .core_scoring import score_roles
-from .core_split import masked_target
+from .plugs_experiment import summary_lines
+from .plugs_report import _coverage_figure, coverage_summary, verdict_lines
+from .plugs_scoring import score_roles
+from .plugs_split import masked_target
 from .ensemble import fit_ensemble
 from .baselines import BLEND, blend
 from .evaluation import COLUMN

@@ -7,18 +7,18 @@
     glassformer train --core 15_9-19A-CORE.csv ... --shifts runs/match19a/shifts.json
 
 Writes ``shifts.json``, ``correlations.csv`` and ``figures/`` (see
-:func:`glassformer.wells.core_match.run_core_match`).
+:func:`glassformer.wells.plugs_match.run_plugs_match`).
 """
 
 from __future__ import annotations
 
 import click
 
-from ..data import read_core, read_well
+from ..data import read_plugs, read_well
 from ..data.volve import CORE_POROSITY
 from ..runs import check_out_folder
-from ..wells.core_match import run_core_match
-from .core import _run_column
+from ..wells.plugs_match import run_plugs_match
+from .plugs import _run_column
 
 __all__ = ["core_match"]
 
@@ -55,8 +55,8 @@ def core_match(data, core, core_depth, core_porosity, core_porosity_unit, core_r
     """
     check_out_folder(out, overwrite=overwrite)
     log = read_well(data)
-    table = read_core(core, depth=core_depth, porosity=core_porosity, permeability=None,
-                      run=_run_column(core, core_run), porosity_unit=core_porosity_unit)
-    run_core_match(out, log, table, curve=match_depth, window=shift_window, min_plugs=min_plugs, echo=click.echo,
-                   overwrite=True)
+    table = read_plugs(core, depth=core_depth, porosity=core_porosity, permeability=None,
+                       run=_run_column(core, core_run), porosity_unit=core_porosity_unit)
+    run_plugs_match(out, log, table, curve=match_depth, window=shift_window, min_plugs=min_plugs, echo=click.echo,
+                    overwrite=True)
     click.echo(f"Wrote {out}")

@@ -1,9 +1,9 @@
 """What a core run says: coverage before and after calibration, the verdict in words, its figures.
 
-Small functions of the run's arrays and metrics, used by :func:`~glassformer.wells.run_core_experiment`:
+Small functions of the run's arrays and metrics, used by :func:`~glassformer.wells.run_plugs_experiment`:
 :func:`coverage_summary` (the P10-P90 interval's coverage per role, before and after the
 conformal scale, and the coverage curve on the test plugs), :func:`verdict_lines` (which model
-wins on the test plugs, and whether pretraining helped, said in words) and :func:`core_figures`.
+wins on the test plugs, and whether pretraining helped, said in words) and :func:`plugs_figures`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..runs import write_figures
 from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
 from .uncertainty import interval_summary
 
-__all__ = ["core_figures", "coverage_summary", "verdict_lines"]
+__all__ = ["plugs_figures", "coverage_summary", "verdict_lines"]
 
 LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -88,7 +88,7 @@ def verdict_lines(metrics: dict) -> list:
     return lines
 
 
-def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference, title):
+def plugs_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference, title):
     """depth_match, core_on_log, interval_vs_depth, coverage, loss and the core crossplot into ``out/figures``."""
     extra = {"interval_vs_depth": lambda: _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title),
              "coverage": lambda: _coverage_figure(coverage, title)}
@@ -96,7 +96,7 @@ def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_per
         extra["depth_match"] = lambda: plots.plot_depth_match(cw.match, reference=reference)
         curve = cw.match.curve
         shifted = cw.table.shifted(cw.match)
-        extra["core_on_log"] = lambda: plots.plot_core_on_log(
+        extra["core_on_log"] = lambda: plots.plot_plugs_on_log(
             cw.log.depth, cw.log.curve(curve), cw.table.depth, cw.table.porosity, shifted_depth=shifted.depth,
             run=cw.table.run_labels, curve=curve, depth_unit=cw.log.depth_unit)
     k = np.asarray(cw.log.curve(cw.target), dtype=float)

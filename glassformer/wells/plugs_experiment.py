@@ -1,16 +1,16 @@
 """Learning permeability from core plugs: a complete run folder, scored at held-out plugs.
 
-:func:`run_core_experiment` is what ``glassformer train --core`` runs:
+:func:`run_plugs_experiment` is what ``glassformer train --core`` runs:
 
 1. match the core depths to the log per core run and merge the plugs onto the log grid
-   (:func:`~glassformer.wells.core_split.prepare_core_well`);
+   (:func:`~glassformer.wells.plugs_split.prepare_cored_well`);
 2. split the plugs by whole cores (or depth intervals) into train, validation and test;
 3. train a deep ensemble of transformers on the log inputs with the sparse core target (NaN
    between plugs, masked out of the loss), early-stopped on the validation plugs; optionally a
    second ensemble pretrained on a log-derived permeability (KLOGH) over several wells and
    fine-tuned on the core;
 4. calibrate each ensemble's P10-P90 interval on the validation plugs (split-conformal, with the
-   nonconformity score of lowest cross-conformal interval score there, :mod:`.core_uncertainty`);
+   nonconformity score of lowest cross-conformal interval score there, :mod:`.plugs_uncertainty`);
 5. score every model and baseline at the test plugs only, and the interval's coverage, mean width
    and interval score there, beside quantile gradient boosting conformalized on the same
    validation plugs, per core run and per depth zone too;
@@ -18,7 +18,7 @@
    figures and the report.
 
 The settings are fixed before the test plugs are looked at: the transformer's defaults, the
-split rule (:data:`~glassformer.wells.core_split.DEFAULT_CYCLE` unless cores are named), the
+split rule (:data:`~glassformer.wells.plugs_split.DEFAULT_CYCLE` unless cores are named), the
 baselines' settings (:func:`glassformer.wells.baselines.make_baselines`); the variant saved for ``glassformer predict`` is the one with
 the lower validation RMSE.
 """
@@ -35,10 +35,10 @@ from sklearn.base import clone
 from ..models import run_config_defaults
 from ..report import write_report
 from ..runs import prepare_run_dir, write_csv, write_json
-from .core_report import core_figures, coverage_summary, verdict_lines
-from .core_scoring import baseline_predictions, log_perm_name, score_roles
-from .core_split import masked_target, prepare_core_well, split_cores
-from .core_uncertainty import interval_tables, recalibrate
+from .plugs_report import plugs_figures, coverage_summary, verdict_lines
+from .plugs_scoring import baseline_predictions, log_perm_name, score_roles
+from .plugs_split import masked_target, prepare_cored_well, split_plugs
+from .plugs_uncertainty import interval_tables, recalibrate
 from .ensemble import fit_ensemble, fit_pretrained_ensemble
 from .baselines import MEAN
 from .evaluation import regression_metrics
@@ -47,31 +47,31 @@ from .tables import _num
 from .tree_baselines import TREE_BASELINE_NAMES
 from .uncertainty import QUANTILE_BASELINE
 
-__all__ = ["FINETUNED", "TRANSFORMER", "run_core_experiment"]
+__all__ = ["FINETUNED", "TRANSFORMER", "run_plugs_experiment"]
 
 TRANSFORMER = "transformer"
 FINETUNED = "transformer, pretrained + fine-tuned"
 ROLES = ("train", "validation", "test")
 
 
-def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", shifts="estimate",
-                        shift_window: float = 2.0, min_plugs: int = 10, tolerance=None, test_cores=None,
-                        validation_cores=None, test_depth=None, validation_depth=None, n_members: int = 5,
-                        seeds=None, pretrain_logs=(), log_perm_curve: str | None = "KLOGH",
-                        pretrain_epochs: int = 10, engine=None, title: str = "glassformer train, core permeability",
-                        echo=print, config: dict | None = None, attribution: str | None = None,
-                        overwrite: bool = True, report: bool = True, reference_shifts: dict | None = None) -> dict:
+def run_plugs_experiment(out, log, plugs, wm: WellModel, *, match_curve="PHIF", shifts="estimate",
+                         shift_window: float = 2.0, min_plugs: int = 10, tolerance=None, test_cores=None,
+                         validation_cores=None, test_depth=None, validation_depth=None, n_members: int = 5,
+                         seeds=None, pretrain_logs=(), log_perm_curve: str | None = "KLOGH",
+                         pretrain_epochs: int = 10, engine=None, title: str = "glassformer train, core permeability",
+                         echo=print, config: dict | None = None, attribution: str | None = None,
+                         overwrite: bool = True, report: bool = True, reference_shifts: dict | None = None) -> dict:
     """Train on core plugs, score at held-out plugs beside the baselines, and write a run folder.
 
     Parameters
     ----------
     out : the run folder (created; refused when non-empty unless ``overwrite``).
     log : WellLog holding the inputs (and ``log_perm_curve``) of the cored well.
-    core : CoreTable with the core permeability (mD) and, for depth matching, core porosity.
+    plugs : PlugTable with the core permeability (mD) and, for depth matching, core porosity.
     wm : WellModel whose ``target`` is ignored (the core permeability column is the target);
         its inputs, window, ``log_target`` and transformer settings are used.
-    match_curve, shifts, shift_window, min_plugs, tolerance : see :func:`prepare_core_well`.
-    test_cores, validation_cores, test_depth, validation_depth : see :func:`split_cores`.
+    match_curve, shifts, shift_window, min_plugs, tolerance : see :func:`prepare_cored_well`.
+    test_cores, validation_cores, test_depth, validation_depth : see :func:`split_plugs`.
     n_members : ensemble size K (at least 2).
     pretrain_logs : WellLog list of other wells with ``log_perm_curve``; when given, a second
         ensemble is pretrained on that curve over them and the cored well (outside the held-out
@@ -89,10 +89,10 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
         From reading, matching, merging and splitting (see those functions).
     """
     t_start = time.perf_counter()
-    cw = prepare_core_well(log, core, match_curve=match_curve, shifts=shifts, shift_window=shift_window,
-                           min_plugs=min_plugs, tolerance=tolerance)
-    wm = _core_model(wm, cw.target)
-    split = split_cores(cw, wm.input_names, test_cores=test_cores, validation_cores=validation_cores,
+    cw = prepare_cored_well(log, plugs, match_curve=match_curve, shifts=shifts, shift_window=shift_window,
+                            min_plugs=min_plugs, tolerance=tolerance)
+    wm = _plugs_model(wm, cw.target)
+    split = split_plugs(cw, wm.input_names, test_cores=test_cores, validation_cores=validation_cores,
                         test_depth=test_depth, validation_depth=validation_depth)
     out = prepare_run_dir(out, overwrite=overwrite)         # once the inputs are known to be usable
     _echo_data(echo, cw, split)
@@ -126,9 +126,9 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
     write_json(out / "config.json", _config(title, wm, cw, split, ensembles, log_perm_curve, config, attribution))
     write_csv(out / "predictions.csv", _frame(cw, split, first, preds, {**quantiles, QUANTILE_BASELINE: {
         "calibrated": qbase, "uncalibrated": {"P10": qbase["P10_raw"], "P90": qbase["P90_raw"]}}}))
-    core_figures(out, cw, split, first, quantiles, coverage, ensembles[selected], selected,
-                 baselines.get(log_perm_name(log_perm_curve)) if log_perm_curve else None,
-                 log_perm_name(log_perm_curve) if log_perm_curve else None, reference_shifts, title)
+    plugs_figures(out, cw, split, first, quantiles, coverage, ensembles[selected], selected,
+                  baselines.get(log_perm_name(log_perm_curve)) if log_perm_curve else None,
+                  log_perm_name(log_perm_curve) if log_perm_curve else None, reference_shifts, title)
     for line in summary_lines(metrics):
         echo(line)
     if report:
@@ -136,7 +136,7 @@ def run_core_experiment(out, log, core, wm: WellModel, *, match_curve="PHIF", sh
     return metrics
 
 
-def _core_model(wm: WellModel, target: str) -> WellModel:
+def _plugs_model(wm: WellModel, target: str) -> WellModel:
     """An unfitted copy of ``wm`` (same specification, no LSTM) that learns the core permeability curve ``target``."""
     return clone(wm).set_params(target=target, lstm=None)
 

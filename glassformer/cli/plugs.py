@@ -1,7 +1,7 @@
 """``glassformer train --core``: learn permeability from core plugs, with P10/P50/P90 and their coverage.
 
-The options of :func:`core_options` extend ``glassformer train``; with ``--core`` the command
-runs :func:`glassformer.wells.run_core_experiment` instead of the log-to-log experiment::
+The options of :func:`plugs_options` extend ``glassformer train``; with ``--core`` the command
+runs :func:`glassformer.wells.run_plugs_experiment` instead of the log-to-log experiment::
 
     glassformer train --data 15_9-19_A_CPI.las --core 15_9-19A-CORE.csv --core-depth OrigDepth \\
         --core-target CKHL --core-porosity-unit % --match-depth PHIF --inputs PHIF VSH SW --log-target \\
@@ -20,17 +20,17 @@ import click
 import pandas as pd
 from sklearn.base import clone
 
-from ..data import common_depth_unit, read_core
+from ..data import common_depth_unit, read_plugs
 from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, CORE_POROSITY, is_volve
 from ..errors import InputError
 from ..models import SequenceRegressor
-from ..wells import WellModel, run_core_experiment, run_ensemble_experiment
+from ..wells import WellModel, run_plugs_experiment, run_ensemble_experiment
 from ..wells.checks import check_wells
-from ..wells.core_match import read_shifts
+from ..wells.plugs_match import read_shifts
 from ..wells.splits import deepest_blocks
 from .options import input_names, parse_interval, positional_options, read_user_wells
 
-__all__ = ["check_core_use", "core_options", "run_core_command", "run_ensemble_command", "transformer_from_options"]
+__all__ = ["check_plugs_use", "plugs_options", "run_plugs_command", "run_ensemble_command", "transformer_from_options"]
 
 #: Run-number columns looked for when ``--core-run`` is left at "auto" (compared without case).
 RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
@@ -80,7 +80,7 @@ _OPTIONS = [
 ]
 
 
-def core_options(command):
+def plugs_options(command):
     """Click decorator adding the core and ensemble options (parameters named as the options)."""
     for option in reversed(_OPTIONS):
         command = option(command)
@@ -88,12 +88,12 @@ def core_options(command):
 
 
 #: Options that mean something only with --core, and those that need --core or --ensemble.
-_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
-              "shifts_file")
-_ENSEMBLE_OR_CORE = ("validation_depth",)      # --validation-data also stops a single run's training early
+_PLUGS_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
+               "shifts_file")
+_ENSEMBLE_OR_PLUGS = ("validation_depth",)      # --validation-data also stops a single run's training early
 
 
-def check_core_use(params: dict) -> None:
+def check_plugs_use(params: dict) -> None:
     """Refuse core options without ``--core`` (and validation data without ``--core`` or ``--ensemble``).
 
     Raises
@@ -107,11 +107,11 @@ def check_core_use(params: dict) -> None:
         return bool(value) and value != default
 
     if params.get("core") is None:
-        for name in _CORE_ONLY:
+        for name in _PLUGS_ONLY:
             if given(name):
                 raise InputError(f"--{name.replace('_', '-')} is used only with --core CORE_TABLE.csv")
         if not params.get("ensemble"):
-            for name in _ENSEMBLE_OR_CORE:
+            for name in _ENSEMBLE_OR_PLUGS:
                 if given(name):
                     raise InputError(f"--{name.replace('_', '-')} is used only with --core or --ensemble K")
     elif params.get("resume"):
@@ -175,13 +175,13 @@ def _run_column(path, option: str):
     try:
         header = [str(c).strip().upper() for c in pd.read_csv(path, nrows=0).columns]
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
-        return None                                  # read_core names the problem
+        return None                                  # read_plugs names the problem
     return next((c for c in RUN_COLUMNS if c in header), None)
 
 
-def run_core_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
-                     echo=click.echo) -> None:
-    """``train --core``: read the well and the core table, then :func:`run_core_experiment` into ``opts['out']``."""
+def run_plugs_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
+                      echo=click.echo) -> None:
+    """``train --core``: read the well and the core table, then :func:`run_plugs_experiment` into ``opts['out']``."""
     if len(opts["data"]) != 1:
         raise InputError(f"--core: give the cored well as one --data file (got {len(opts['data'])}); other wells go "
                          "to --pretrain-data")
@@ -197,22 +197,22 @@ def run_core_command(opts: dict, *, names, log_target, model, window, stride, po
     for line in check_wells([log], pre, names, window=window):        # as predict checks a well
         echo(f"warning: {line}")
     porosity = None if str(opts["core_porosity"]).lower() == "none" else opts["core_porosity"]
-    core = read_core(opts["core"], depth=opts["core_depth"], porosity=porosity, permeability=opts["core_target"],
-                     run=_run_column(opts["core"], opts["core_run"]), porosity_unit=opts["core_porosity_unit"])
+    plugs = read_plugs(opts["core"], depth=opts["core_depth"], porosity=porosity, permeability=opts["core_target"],
+                      run=_run_column(opts["core"], opts["core_run"]), porosity_unit=opts["core_porosity_unit"])
     wm = WellModel(names, opts["core_target"], log_target=log_target, window=window, stride=stride,
                    positions=positions, model=model)
     test_depth = _one_interval(opts.get("test_depth"), "--test-depth")
     val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
     cfg = {"command": "train --core", "data": [str(p) for p in opts["data"]], "core": str(opts["core"]),
            "pretrain_data": [str(p) for p in opts["pretrain_data"]]}
-    run_core_experiment(opts["out"], log, core, wm, match_curve=opts["match_depth"],
-                        shifts=_shifts(opts["depth_shift"], opts["no_depth_match"], opts.get("shifts_file")), shift_window=opts["shift_window"],
-                        test_cores=_labels(opts["test_cores"]) or None,
-                        validation_cores=_labels(opts["validation_cores"]) or None, test_depth=test_depth,
-                        validation_depth=val_depth, n_members=opts["ensemble"] or 5, pretrain_logs=pre,
-                        log_perm_curve=opts["log_perm_curve"], pretrain_epochs=opts["pretrain_epochs"],
-                        echo=echo, config=cfg, overwrite=True,
-                        attribution=ATTRIBUTION if any(map(is_volve, [log, *pre])) else None, engine=engine)
+    run_plugs_experiment(opts["out"], log, plugs, wm, match_curve=opts["match_depth"],
+                         shifts=_shifts(opts["depth_shift"], opts["no_depth_match"], opts.get("shifts_file")), shift_window=opts["shift_window"],
+                         test_cores=_labels(opts["test_cores"]) or None,
+                         validation_cores=_labels(opts["validation_cores"]) or None, test_depth=test_depth,
+                         validation_depth=val_depth, n_members=opts["ensemble"] or 5, pretrain_logs=pre,
+                         log_perm_curve=opts["log_perm_curve"], pretrain_epochs=opts["pretrain_epochs"],
+                         echo=echo, config=cfg, overwrite=True,
+                         attribution=ATTRIBUTION if any(map(is_volve, [log, *pre])) else None, engine=engine)
     echo(f"Wrote {opts['out']}")
 
 

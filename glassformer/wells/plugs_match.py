@@ -1,6 +1,6 @@
 """Depth matching as a step of its own: the per-run shifts, their correlation curves and figures, in a folder.
 
-:func:`run_core_match` is what ``glassformer core-match`` runs: it estimates each core run's
+:func:`run_plugs_match` is what ``glassformer core-match`` runs: it estimates each core run's
 depth shift (:func:`~glassformer.data.estimate_depth_shifts`: the shift that best correlates
 core porosity with a log porosity curve), and writes
 
@@ -28,19 +28,19 @@ from ..data import estimate_depth_shifts
 from ..errors import InputError
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json
 
-__all__ = ["SHIFTS_FILE", "read_shifts", "run_core_match"]
+__all__ = ["SHIFTS_FILE", "read_shifts", "run_plugs_match"]
 
 SHIFTS_FILE = "shifts.json"
 
 
-def run_core_match(out, log, core, *, curve: str = "PHIF", window: float = 2.0, min_plugs: int = 10,
-                   reference: dict | None = None, echo=print, overwrite: bool = True):
+def run_plugs_match(out, log, plugs, *, curve: str = "PHIF", window: float = 2.0, min_plugs: int = 10,
+                    reference: dict | None = None, echo=print, overwrite: bool = True):
     """Estimate the per-run depth shifts of ``core`` against ``log`` and write them into ``out``.
 
     Parameters
     ----------
     out : the folder (created; refused when non-empty unless ``overwrite``).
-    log : WellLog holding ``curve``; core : CoreTable with core porosity.
+    log : WellLog holding ``curve``; plugs : PlugTable with core porosity.
     curve, window, min_plugs : see :func:`~glassformer.data.estimate_depth_shifts`.
     reference : run -> known shift, drawn on the figure (e.g. published corrections).
 
@@ -56,23 +56,23 @@ def run_core_match(out, log, core, *, curve: str = "PHIF", window: float = 2.0, 
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        match = estimate_depth_shifts(core, log, curve=curve, window=window, min_plugs=min_plugs)
+        match = estimate_depth_shifts(plugs, log, curve=curve, window=window, min_plugs=min_plugs)
     notes = [" ".join(str(w.message).split()) for w in caught if issubclass(w.category, UserWarning)]
     out = prepare_run_dir(out, overwrite=overwrite)
-    doc = {**match.to_dict(), "well": log.name, "core": core.source, "notes": notes,
+    doc = {**match.to_dict(), "well": log.name, "core": plugs.source, "notes": notes,
            "shifts": {str(r.run): r.shift for r in match.runs}}
     write_json(out / SHIFTS_FILE, doc)
     table = {"shift": match.candidates}
     for r, row in zip(match.runs, match.correlations):
         table[f"run {r.run}"] = row
     write_csv(out / "correlations.csv", pd.DataFrame(table))
-    shifted = core.shifted(match)
+    shifted = plugs.shifted(match)
     write_figures(out, depth_unit=log.depth_unit, extra={
         "depth_match": lambda: plots.plot_depth_match(match, reference=reference,
                                                       title=f"{log.name}: core porosity against {match.curve}"),
-        "core_on_log": lambda: plots.plot_core_on_log(
-            log.depth, log.curve(match.curve), core.depth, core.porosity, shifted_depth=shifted.depth,
-            run=core.run_labels, curve=match.curve, depth_unit=log.depth_unit)})
+        "core_on_log": lambda: plots.plot_plugs_on_log(
+            log.depth, log.curve(match.curve), plugs.depth, plugs.porosity, shifted_depth=shifted.depth,
+            run=plugs.run_labels, curve=match.curve, depth_unit=log.depth_unit)})
     echo(str(match))
     for note in notes:
         echo(f"note: {note}")
@@ -80,7 +80,7 @@ def run_core_match(out, log, core, *, curve: str = "PHIF", window: float = 2.0, 
 
 
 def read_shifts(path) -> dict:
-    """Run label (text) -> depth shift, from a ``shifts.json`` written by :func:`run_core_match` (or its folder).
+    """Run label (text) -> depth shift, from a ``shifts.json`` written by :func:`run_plugs_match` (or its folder).
 
     Raises
     ------

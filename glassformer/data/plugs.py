@@ -4,7 +4,7 @@ A core table holds one row per plug: the depth the plug was cut at, the core (ru
 from, and the measured porosity and permeability.  Plugs are sparse (every 0.2-0.3 m, with
 gaps of metres between cores) and their depths are the driller's depths, which differ from
 the wireline log depths by a shift that is usually constant within one core run; see
-:mod:`glassformer.data.depth_matching` for estimating it and :mod:`glassformer.data.core_merge`
+:mod:`glassformer.data.depth_matching` for estimating it and :mod:`glassformer.data.plugs_merge`
 for placing the plugs on a log's depth grid.
 
 Units
@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..errors import CurveNotFoundError, DataFileError, DepthError, InputError, ShapeError
 
-__all__ = ["CoreTable", "porosity_scale", "read_core"]
+__all__ = ["PlugTable", "porosity_scale", "read_plugs"]
 
 _PERCENT = {"%", "PCT", "PERCENT", "PU", "P.U."}
 _FRACTION = {"V/V", "FRAC", "FRACTION", "DEC", "M3/M3"}
@@ -57,7 +57,7 @@ def porosity_scale(unit: str, where: str = "") -> float:
 
 
 @dataclass(eq=False, kw_only=True)
-class CoreTable:
+class PlugTable:
     """Plugs of a routine core analysis, in file order.
 
     Parameters
@@ -155,7 +155,7 @@ class CoreTable:
         more = f" and {idx.size - _MAX_LISTED} more" if idx.size > _MAX_LISTED else ""
         return f"{named}{more}"
 
-    def shifted(self, shifts: Mapping) -> "CoreTable":
+    def shifted(self, shifts: Mapping) -> "PlugTable":
         """A copy whose depths are moved by each run's shift: ``depth + shifts[run]``.
 
         Parameters
@@ -184,14 +184,14 @@ class CoreTable:
         return replace(self, depth=self.depth + offset)
 
     def __repr__(self) -> str:
-        return (f"CoreTable({len(self)} plugs, {len(self.runs)} run(s), depth {self.depth.min():g} to "
+        return (f"PlugTable({len(self)} plugs, {len(self.runs)} run(s), depth {self.depth.min():g} to "
                 f"{self.depth.max():g} {self.depth_unit}, source={self.source!r})")
 
 
-def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
-              permeability: str | None = "CKHL", run: str | None = None,
-              porosity_unit: str | None = None, depth_unit: str | None = None) -> CoreTable:
-    """Read a routine core-analysis table (CSV, one row per plug) into a :class:`CoreTable`.
+def read_plugs(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
+               permeability: str | None = "CKHL", run: str | None = None,
+               porosity_unit: str | None = None, depth_unit: str | None = None) -> PlugTable:
+    """Read a routine core-analysis table (CSV, one row per plug) into a :class:`PlugTable`.
 
     Parameters
     ----------
@@ -212,7 +212,7 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
 
     Returns
     -------
-    CoreTable
+    PlugTable
         Plugs with a depth and at least one of porosity and permeability, in file order.
 
     Raises
@@ -258,7 +258,7 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
     _check_permeability(perm, file_units.get("permeability"), columns, line, source)
     scale = _porosity_scale(por, porosity_unit, file_units.get("porosity"), columns, line, source)
     runs = None if run is None else _run_labels(frame[columns["run"]].to_numpy()[keep])
-    return CoreTable(depth=values["depth"][keep], porosity=por[keep] * scale, permeability=perm[keep],
+    return PlugTable(depth=values["depth"][keep], porosity=por[keep] * scale, permeability=perm[keep],
                      run=runs, line=line[keep], depth_unit=depth_unit,
                      porosity_unit_read="%" if scale == 0.01 else "v/v",
                      columns=columns, source=str(source))
