@@ -54,10 +54,6 @@ mse_backward        #   them against the fast tier); the trainer runs the fast k
 _.token_to_id       # tokenizers: the id of one token
 _.decode_batch      # tokenizers: decode every row of a batch
 run_experiment      # glassformer.runs: the experiment protocol's driver, public API of the well job
+fit_ensemble        # glassformer.wells: a deep ensemble in one call (the runs use its tasks: member_tasks)
+fit_pretrained_ensemble  # glassformer.wells: the same, pretrained on a log-derived curve and fine-tuned
 # The request objects of the command line, while the commands move onto them (each line goes when its use lands).
-_.core_target       # PlugsRequest: read by the run on core plugs
-_.no_depth_match    # PlugsRequest
-_.depth_shift       # PlugsRequest
-_.pretrain_data     # PlugsRequest
-TrainRequest        # glassformer train's request
-_.from_options      # TrainRequest: filled from click's option values

@@ -17,23 +17,17 @@ from __future__ import annotations
 import math
 
 import click
-import pandas as pd
-from sklearn.base import clone
 
-from ..data import common_depth_unit, read_plugs
-from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, CORE_POROSITY, is_volve
+from ..data import RUN_COLUMNS
+from ..data.volve import CORE_PERMEABILITY, CORE_POROSITY
 from ..errors import InputError
 from ..models import SequenceRegressor
-from ..wells import WellModel, run_plugs_experiment, run_ensemble_experiment
-from ..wells.checks import check_wells
-from ..wells.plugs_match import read_shifts
-from ..wells.splits import deepest_blocks
-from .options import input_names, parse_interval, positional_options, read_user_wells
+from ..wells.plugs_request import check_plugs_request as check_plugs_use
+from ..wells.plugs_request import run_ensemble_request, run_plugs_request
+from ..wells.requests import TrainRequest
+from .options import input_names, positional_options
 
-__all__ = ["check_plugs_use", "plugs_options", "run_plugs_command", "run_ensemble_command", "transformer_from_options"]
-
-#: Run-number columns looked for when ``--core-run`` is left at "auto" (compared without case).
-RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
+__all__ = ["check_plugs_use", "plugs_options", "run_ensemble_command", "run_plugs_command", "transformer_from_options"]
 
 _OPTIONS = [
     click.option("--core", "core", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -87,171 +81,35 @@ def plugs_options(command):
     return command
 
 
-#: Options that mean something only with --core, and those that need --core or --ensemble.
-_PLUGS_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
-               "shifts_file")
-_ENSEMBLE_OR_PLUGS = ("validation_depth",)      # --validation-data also stops a single run's training early
+def transformer_from_options(request: TrainRequest):
+    """The (unfitted) transformer of ``request.transformer``, its settings checked before any work.
 
-
-def check_plugs_use(params: dict) -> None:
-    """Refuse core options without ``--core`` (and validation data without ``--core`` or ``--ensemble``).
+    The learning rate is checked here (an option value); ``d_model`` against the heads by the
+    estimator's own check, and the positional encoding's options by its registry entry.
 
     Raises
     ------
     InputError
-        Naming the option and what it needs.
+        A learning rate that is not a finite number > 0; settings the estimator refuses.
     """
-    def given(name):
-        value = params.get(name)
-        default = {"core_target": CORE_PERMEABILITY}.get(name)
-        return bool(value) and value != default
-
-    if params.get("core") is None:
-        for name in _PLUGS_ONLY:
-            if given(name):
-                raise InputError(f"--{name.replace('_', '-')} is used only with --core CORE_TABLE.csv")
-        if not params.get("ensemble"):
-            for name in _ENSEMBLE_OR_PLUGS:
-                if given(name):
-                    raise InputError(f"--{name.replace('_', '-')} is used only with --core or --ensemble K")
-    elif params.get("resume"):
-        raise InputError("--resume continues one interrupted transformer; it is not available with --core")
-    if params.get("ensemble") and params.get("resume"):
-        raise InputError("--resume continues one interrupted transformer; it is not available with --ensemble")
-
-
-def transformer_from_options(params: dict):
-    """The (unfitted) transformer ``glassformer train``'s model options describe; checked before any work.
-
-    Raises
-    ------
-    InputError
-        A learning rate that is not a finite number > 0; options the network cannot be built with.
-    """
-    lr = params["lr"]
-    if not (math.isfinite(lr) and lr > 0):
-        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
-    model = SequenceRegressor(d_model=params["d_model"], num_heads=params["heads"], num_layers=params["layers"],
-                              positional=params["positional"],
-                              positional_options=positional_options(params["positional"], params["wavelengths"],
-                                                                    params["positions"], params["window"],
-                                                                    params["d_model"]),
-                              lr=lr, epochs=params["epochs"], random_state=params["seed"], progress=False)
-    clone(model).build_network(len(input_names(params["inputs"])))
+    t = request.transformer
+    if not (math.isfinite(t.lr) and t.lr > 0):
+        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {t.lr}")
+    model = SequenceRegressor(d_model=t.d_model, num_heads=t.heads, num_layers=t.layers, positional=t.positional,
+                              positional_options=positional_options(t.positional, t.wavelengths, t.positions,
+                                                                    t.window, t.d_model),
+                              lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
+    model._check_hyperparameters("glassformer train")   # the estimator's rule, before any file is written
     return model
 
 
-def _labels(values) -> list:
-    return [v for item in values for v in str(item).replace(",", " ").split()]
+def run_plugs_command(request: TrainRequest, *, model, engine=None) -> None:
+    """``train --core``: :func:`glassformer.wells.plugs_request.run_plugs_request` into ``request.out``."""
+    run_plugs_request(request, names=input_names(request.inputs), model=model, engine=engine)
+    click.echo(f"Wrote {request.out}")
 
 
-def _shifts(items, no_match: bool, shifts_file=None):
-    if sum(map(bool, (no_match, items, shifts_file))) > 1:
-        raise InputError("--no-depth-match, --depth-shift and --shifts contradict each other; give one of them")
-    if no_match:
-        return None
-    if shifts_file:
-        return read_shifts(shifts_file)
-    if not items:
-        return "estimate"
-    out = {}
-    for item in items:
-        run, sep, value = str(item).partition("=")
-        try:
-            out[run.strip()] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep or not run.strip():
-            raise InputError(f"--depth-shift must be RUN=SHIFT (e.g. 1=1.6), got {item!r}")
-    return out
-
-
-def _run_column(path, option: str):
-    """The run-number column: the one given, one of :data:`RUN_COLUMNS` for 'auto', None for 'none'."""
-    if str(option).lower() == "none":
-        return None
-    if str(option).lower() != "auto":
-        return option
-    try:
-        header = [str(c).strip().upper() for c in pd.read_csv(path, nrows=0).columns]
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
-        return None                                  # read_plugs names the problem
-    return next((c for c in RUN_COLUMNS if c in header), None)
-
-
-def run_plugs_command(opts: dict, *, names, log_target, model, window, stride, positions, engine=None,
-                      echo=click.echo) -> None:
-    """``train --core``: read the well and the core table, then :func:`run_plugs_experiment` into ``opts['out']``."""
-    if len(opts["data"]) != 1:
-        raise InputError(f"--core: give the cored well as one --data file (got {len(opts['data'])}); other wells go "
-                         "to --pretrain-data")
-    for name in ("test_data", "train_depth", "target"):
-        if opts.get(name):
-            raise InputError(f"--{name.replace('_', '-')} is not used with --core (the target is --core-target, "
-                             "the held-out plugs are --test-cores or --test-depth)")
-    cored = read_user_wells(opts, opts["data"][:1])
-    if len(cored) != 1:
-        raise InputError(f"--core: {opts['data'][0]} holds {len(cored)} sheets; name the cored well's with --sheet")
-    log, pre = cored[0], read_user_wells(opts, opts["pretrain_data"])
-    common_depth_unit([log, *pre])
-    for line in check_wells([log], pre, names, window=window):        # as predict checks a well
-        echo(f"warning: {line}")
-    porosity = None if str(opts["core_porosity"]).lower() == "none" else opts["core_porosity"]
-    plugs = read_plugs(opts["core"], depth=opts["core_depth"], porosity=porosity, permeability=opts["core_target"],
-                      run=_run_column(opts["core"], opts["core_run"]), porosity_unit=opts["core_porosity_unit"])
-    wm = WellModel(names, opts["core_target"], log_target=log_target, window=window, stride=stride,
-                   positions=positions, model=model)
-    test_depth = _one_interval(opts.get("test_depth"), "--test-depth")
-    val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
-    cfg = {"command": "train --core", "data": [str(p) for p in opts["data"]], "core": str(opts["core"]),
-           "pretrain_data": [str(p) for p in opts["pretrain_data"]]}
-    run_plugs_experiment(opts["out"], log, plugs, wm, match_curve=opts["match_depth"],
-                         shifts=_shifts(opts["depth_shift"], opts["no_depth_match"], opts.get("shifts_file")), shift_window=opts["shift_window"],
-                         test_cores=_labels(opts["test_cores"]) or None,
-                         validation_cores=_labels(opts["validation_cores"]) or None, test_depth=test_depth,
-                         validation_depth=val_depth, n_members=opts["ensemble"] or 5, pretrain_logs=pre,
-                         log_perm_curve=opts["log_perm_curve"], pretrain_epochs=opts["pretrain_epochs"],
-                         echo=echo, config=cfg, overwrite=True,
-                         attribution=ATTRIBUTION if any(map(is_volve, [log, *pre])) else None, engine=engine)
-    echo(f"Wrote {opts['out']}")
-
-
-def _one_interval(values, option: str):
-    """The single ``TOP:BASE`` of a repeatable interval option (None when not given); per-well ones are refused."""
-    values = [values] if isinstance(values, str) else list(values or ())
-    if not values:
-        return None
-    if len(values) > 1 or "=" in values[0]:
-        raise InputError(f"{option}: give one TOP:BASE here (per-well WELL=TOP:BASE intervals are for log targets)")
-    return parse_interval(values[0], option)
-
-
-def run_ensemble_command(opts: dict, *, train_logs, test_logs, logs, wm, boundary, engine=None,
-                         echo=click.echo) -> None:
-    """``train --ensemble K`` without ``--core``: K transformers on the log target, calibrated on validation data."""
-    if not (opts["test_data"] or opts["test_depth"]):
-        raise InputError("--ensemble measures the coverage of its P10-P90 interval on held-out data: give "
-                         "--test-data WELL or --test-depth TOP:BASE")
-    val_wells = read_user_wells(opts, opts["validation_data"])
-    for line in check_wells(train_logs, val_wells, [*wm.input_names, wm.target_name], window=wm.window):
-        echo(f"warning: {line}")
-    val_depth = parse_interval(opts["validation_depth"], "--validation-depth") if opts["validation_depth"] else None
-    validation = "the validation data given"
-    if not val_wells and val_depth is None:          # as train: the deepest 10 % of each training interval
-        train_logs, val_wells, blocks = deepest_blocks(train_logs, 0.1, wm.window)
-        if not val_wells:
-            raise InputError("--ensemble: no training interval is long enough to hold out its deepest 10 % for "
-                             "validation; give --validation-data WELL or --validation-depth TOP:BASE")
-        validation = ("the deepest 10 % of each training interval: " + "; ".join(
-            f"{b['well']} {b['top']:g}-{b['base']:g} {b['depth_unit']}" for b in blocks))
-        echo(f"validation (early stopping and calibration): {validation}")
-    cfg = {"command": "train --ensemble", "data": [str(p) for p in opts["data"]],
-           "test_data": [str(p) for p in opts["test_data"]], "validation_data": [str(p) for p in val_wells and
-                                                                                opts["validation_data"]],
-           "train_depth": opts["train_depth"], "test_depth": opts["test_depth"],
-           "validation_depth": opts["validation_depth"], "validation": validation}
-    run_ensemble_experiment(opts["out"], train_logs, test_logs, wm, n_members=opts["ensemble"],
-                            validation_wells=val_wells, validation_depth=val_depth, whole_logs=logs,
-                            boundary=boundary, echo=echo, config=cfg, engine=engine,
-                            attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
-    echo(f"Wrote {opts['out']}")
+def run_ensemble_command(request: TrainRequest, *, train_logs, test_logs, logs, wm, engine=None) -> None:
+    """``train --ensemble K`` without ``--core``: :func:`glassformer.wells.plugs_request.run_ensemble_request`."""
+    run_ensemble_request(request, train_logs=train_logs, test_logs=test_logs, logs=logs, wm=wm, engine=engine)
+    click.echo(f"Wrote {request.out}")

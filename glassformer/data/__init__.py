@@ -30,7 +30,7 @@ from .units import curve_name, depth_unit_from_string, split_header, volume_frac
 from .volve import ATTRIBUTION, VOLVE_WELLS, data_root, read_volve, volve_path
 from .welllog import WellLog, common_depth_unit
 from .windows import Windows, contiguous_runs, make_windows, stitch_windows, window_starts
-from .plugs import PlugTable, read_plugs
+from .plugs import RUN_COLUMNS, PlugTable, read_plugs
 from .plugs_merge import PlugsOnLog, MergeReport, merge_plugs
 from .depth_matching import DepthMatch, RunShift, estimate_depth_shifts
 

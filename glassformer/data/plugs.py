@@ -29,7 +29,10 @@ import pandas as pd
 
 from ..errors import CurveNotFoundError, DataFileError, DepthError, InputError, ShapeError
 
-__all__ = ["PlugTable", "porosity_scale", "read_plugs"]
+__all__ = ["PlugTable", "RUN_COLUMNS", "porosity_scale", "read_plugs"]
+
+#: Run-number columns looked for by ``read_plugs(run="auto")`` (compared without case).
+RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
 
 _PERCENT = {"%", "PCT", "PERCENT", "PU", "P.U."}
 _FRACTION = {"V/V", "FRAC", "FRACTION", "DEC", "M3/M3"}
@@ -205,6 +208,7 @@ def read_plugs(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
         Core permeability column, in mD (CKHL: horizontal, Klinkenberg-corrected).
     run : str, optional
         Core (run) number column, e.g. ``"CORE_NO"``; each run then gets its own depth shift.
+        ``"auto"``: the first of :data:`RUN_COLUMNS` the table has (none: one run); ``"none"``: one run.
     porosity_unit : {"%", "v/v"}, optional
         Required unless the file has a units row: a CSV cannot say whether 18.4 means percent.
     depth_unit : {"m", "ft"}, optional
@@ -235,6 +239,9 @@ def read_plugs(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
     if porosity is None and permeability is None:
         raise InputError(f"{path}: name a porosity or a permeability column (both are None)")
     source, frame = _read_frame(path)
+    if str(run).lower() in ("auto", "none"):
+        header = {str(c).strip().upper() for c in frame.columns}
+        run = next((c for c in RUN_COLUMNS if c in header), None) if str(run).lower() == "auto" else None
     roles = {"depth": depth, "run": run, "porosity": porosity, "permeability": permeability}
     columns = _find_columns(frame, roles, source)
     file_units = _units_row(frame, columns)

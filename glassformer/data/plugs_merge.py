@@ -162,7 +162,7 @@ class PlugsOnLog:
 
 def merge_plugs(plugs: PlugTable, log, *, shifts: Mapping | None = None, tolerance: float | None = None,
                 on_shared_sample: str = "average", permeability_mean: str = "arithmetic") -> PlugsOnLog:
-    """Merge the plugs of ``core`` onto the depth grid of ``log``.
+    """Merge the plugs of ``plugs`` onto the depth grid of ``log``.
 
     Parameters
     ----------

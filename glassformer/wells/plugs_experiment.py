@@ -17,41 +17,157 @@
 6. write the folder: the chosen ensemble (``ensemble/``, ``model/``), metrics, predictions,
    figures and the report.
 
+:class:`PlugsExperiment` is this run as an experiment of :mod:`glassformer.runs.protocol`: steps 1-2
+are its check, the members of both ensembles its tasks (on any engine, the serial engine's
+numbers), steps 4-6 its collect; :func:`~glassformer.runs.write_run_folder` writes the folder.
+
 The settings are fixed before the test plugs are looked at: the transformer's defaults, the
 split rule (:data:`~glassformer.wells.plugs_split.DEFAULT_CYCLE` unless cores are named), the
-baselines' settings (:func:`glassformer.wells.baselines.make_baselines`); the variant saved for ``glassformer predict`` is the one with
-the lower validation RMSE.
+baselines' settings (:func:`glassformer.wells.baselines.make_baselines`); the variant saved for
+``glassformer predict`` is the one with the lower validation RMSE.
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ..models import run_config_defaults
-from ..report import write_report
-from ..runs import prepare_run_dir, write_csv, write_json
-from .plugs_report import plugs_figures, coverage_summary, verdict_lines
+from ..reporting import say
+from ..runs import RunResult, run_experiment
+from .baselines import MEAN
+from .ensemble import assemble_ensemble, fit_member, member_seeds, member_tasks
+from .evaluation import regression_metrics
+from .model import WellModel
+from .plugs_report import coverage_summary, plugs_figures, summary_lines, verdict_lines
 from .plugs_scoring import baseline_predictions, log_perm_name, score_roles
 from .plugs_split import masked_target, prepare_cored_well, split_plugs
 from .plugs_uncertainty import interval_tables, recalibrate
-from .ensemble import fit_ensemble, fit_pretrained_ensemble
-from .baselines import MEAN
-from .evaluation import regression_metrics
-from .model import WellModel
-from .tables import _num
 from .tree_baselines import TREE_BASELINE_NAMES
 from .uncertainty import QUANTILE_BASELINE
 
-__all__ = ["FINETUNED", "TRANSFORMER", "run_plugs_experiment"]
+__all__ = ["FINETUNED", "PlugsExperiment", "TRANSFORMER", "run_plugs_experiment"]
 
 TRANSFORMER = "transformer"
 FINETUNED = "transformer, pretrained + fine-tuned"
 ROLES = ("train", "validation", "test")
+
+
+class PlugsExperiment:
+    """Learn permeability from the core plugs of one cored well; see :func:`run_plugs_experiment`.
+
+    Parameters are those of :func:`run_plugs_experiment` (without ``out`` and ``engine``).  The tasks
+    are the members of the core-only ensemble and, with ``pretrain_logs``, those of the pretrained
+    + fine-tuned one (each pretrains then fine-tunes in one task), all
+    :func:`~glassformer.wells.ensemble.fit_member`.
+    """
+
+    task = staticmethod(fit_member)
+
+    def __init__(self, log, plugs, wm: WellModel, *, match_curve="PHIF", shifts="estimate", shift_window: float = 2.0,
+                 min_plugs: int = 10, tolerance=None, test_cores=None, validation_cores=None, test_depth=None,
+                 validation_depth=None, n_members: int = 5, seeds=None, pretrain_logs=(),
+                 log_perm_curve: str | None = "KLOGH", pretrain_epochs: int = 10,
+                 title: str = "glassformer train, core permeability", config: dict | None = None,
+                 attribution: str | None = None, reference_shifts: dict | None = None):
+        self.log = log
+        self.plugs = plugs
+        self.wm = wm
+        self.match_curve = match_curve
+        self.shifts = shifts
+        self.shift_window = shift_window
+        self.min_plugs = min_plugs
+        self.tolerance = tolerance
+        self.test_cores = test_cores
+        self.validation_cores = validation_cores
+        self.test_depth = test_depth
+        self.validation_depth = validation_depth
+        self.n_members = n_members
+        self.seeds = seeds
+        self.pretrain_logs = pretrain_logs
+        self.log_perm_curve = log_perm_curve
+        self.pretrain_epochs = pretrain_epochs
+        self.title = title
+        self.config = config
+        self.attribution = attribution
+        self.reference_shifts = reference_shifts
+
+    def check(self) -> None:
+        """Match, merge and split the plugs (every error of the data is raised here, before a file is written)."""
+        self.started_ = time.perf_counter()
+        self.seeds_ = member_seeds(self.n_members) if self.seeds is None else [int(s) for s in self.seeds]
+        self.cw_ = prepare_cored_well(self.log, self.plugs, match_curve=self.match_curve, shifts=self.shifts,
+                                      shift_window=self.shift_window, min_plugs=self.min_plugs,
+                                      tolerance=self.tolerance)
+        self.wm_ = _plugs_model(self.wm, self.cw_.target)
+        self.split_ = split_plugs(self.cw_, self.wm_.input_names, test_cores=self.test_cores,
+                                  validation_cores=self.validation_cores, test_depth=self.test_depth,
+                                  validation_depth=self.validation_depth)
+
+    def tasks(self, out) -> list:
+        """The members' tasks: ``out/ensembles/core`` and, with pretraining logs, ``out/ensembles/pretrained``."""
+        cw, split, curve, k = self.cw_, self.split_, self.log_perm_curve, len(self.seeds_)
+        _say_data(cw, split)
+        self.logs_ = {role: split.log_for(cw, role) for role in ROLES}
+        fit, val = [self.logs_["train"]], [self.logs_["validation"]]
+        say(f"training {k} transformers on the core plugs ...")
+        wm, tasks, _ = member_tasks(self.wm_, fit, val, folder=out / "ensembles" / "core", seeds=self.seeds_)
+        self.variants_ = {TRANSFORMER: (wm, out / "ensembles" / "core", None)}
+        if self.pretrain_logs:
+            pre = [*self.pretrain_logs, _without_held_out(cw, split, curve)]
+            say(f"pretraining {k} transformers on {str(curve).upper()} over {len(pre)} well(s), "
+                "then fine-tuning them on the core plugs ...")
+            folder = out / "ensembles" / "pretrained"
+            wm_pre, pre_tasks, described = member_tasks(self.wm_, fit, val, folder=folder, seeds=self.seeds_,
+                                                        pretrain_logs=pre, pretrain_target=curve,
+                                                        pretrain_epochs=self.pretrain_epochs)
+            self.variants_[FINETUNED] = (wm_pre, folder, described)
+            tasks += pre_tasks
+        return tasks
+
+    def collect(self, results, out) -> RunResult:
+        """Both ensembles calibrated, every model scored at the test plugs; the chosen one saved for predict."""
+        cw, split, k = self.cw_, self.split_, len(self.seeds_)
+        ensembles, seconds = {}, {}
+        for i, (name, (wm, folder, pretrained)) in enumerate(self.variants_.items()):
+            mine = results[i * k:(i + 1) * k]
+            ensembles[name] = assemble_ensemble(wm, mine, seeds=self.seeds_, folder=folder,
+                                                validation_logs=[self.logs_["validation"]], pretrained=pretrained)
+            seconds[name] = float(sum(r["seconds"] + (r["pretrained"]["seconds"] if "pretrained" in r else 0.0)
+                                      for r in mine))
+        first = ensembles[TRANSFORMER].first
+        curve = self.log_perm_curve
+        t0 = time.perf_counter()
+        baselines, base_seconds, notes = baseline_predictions(cw, split, first, log_perm_curve=curve)
+        seconds.update(base_seconds)
+        seconds["baselines (all)"] = time.perf_counter() - t0
+        members = {name: ens.predict_members(cw.log) for name, ens in ensembles.items()}      # (K, n) each
+        y = first.target_values(cw.log)
+        choice = {name: recalibrate(ens, members[name], y, split.masks) for name, ens in ensembles.items()}
+        quantiles = {name: {"calibrated": ens.predict_quantiles(cw.log, members=members[name]),
+                            "uncalibrated": ens.predict_quantiles(cw.log, members=members[name], calibrated=False)}
+                     for name, ens in ensembles.items()}
+        preds = {**{name: q["calibrated"]["P50"] for name, q in quantiles.items()}, **baselines}
+        scores = score_roles(y, preds, split.masks)
+        coverage = {name: coverage_summary(y, q, split.masks, ensembles[name]) for name, q in quantiles.items()}
+        tables, qbase = interval_tables(cw, split, first, ensembles, members, y, seed=int(first.model_.random_state))
+        selected = min(ensembles, key=lambda n: scores["validation"][n]["rmse"])
+        ensembles[selected].save(out / "ensemble")
+        ensembles[selected].first.save(out / "model", overwrite=True)
+        metrics = _metrics(self.title, cw, split, self.wm_, scores, coverage, ensembles, members, y, preds, seconds,
+                           selected, notes, self.attribution)
+        metrics.update(tables, calibration_choice=choice)
+        metrics["seconds_total"] = time.perf_counter() - self.started_
+        figures, extra = plugs_figures(cw, split, first, quantiles, coverage, ensembles[selected], selected,
+                                       baselines.get(log_perm_name(curve)) if curve else None,
+                                       log_perm_name(curve) if curve else None, self.reference_shifts, self.title)
+        frame = _frame(cw, split, first, preds, {**quantiles, QUANTILE_BASELINE: {
+            "calibrated": qbase, "uncalibrated": {"P10": qbase["P10_raw"], "P90": qbase["P90_raw"]}}})
+        return RunResult(metrics=metrics, config=_config(self.title, cw, split, ensembles, curve, self.config,
+                                                         self.attribution),
+                         predictions=frame, tables=summary_lines(metrics), figures=figures, extra_figures=extra)
 
 
 def run_plugs_experiment(out, log, plugs, wm: WellModel, *, match_curve="PHIF", shifts="estimate",
@@ -59,7 +175,7 @@ def run_plugs_experiment(out, log, plugs, wm: WellModel, *, match_curve="PHIF", 
                          validation_cores=None, test_depth=None, validation_depth=None, n_members: int = 5,
                          seeds=None, pretrain_logs=(), log_perm_curve: str | None = "KLOGH",
                          pretrain_epochs: int = 10, engine=None, title: str = "glassformer train, core permeability",
-                         echo=print, config: dict | None = None, attribution: str | None = None,
+                         config: dict | None = None, attribution: str | None = None,
                          overwrite: bool = True, report: bool = True, reference_shifts: dict | None = None) -> dict:
     """Train on core plugs, score at held-out plugs beside the baselines, and write a run folder.
 
@@ -76,7 +192,8 @@ def run_plugs_experiment(out, log, plugs, wm: WellModel, *, match_curve="PHIF", 
     pretrain_logs : WellLog list of other wells with ``log_perm_curve``; when given, a second
         ensemble is pretrained on that curve over them and the cored well (outside the held-out
         cores) and fine-tuned on the core.
-    engine : a :mod:`glassformer.parallel` engine for the members (default serial).
+    engine : a :mod:`glassformer.parallel` engine for the members (default serial; every engine
+        gives the serial engine's numbers).
     reference_shifts : run -> published shift, drawn on the depth-matching figure.
 
     Returns
@@ -86,54 +203,16 @@ def run_plugs_experiment(out, log, plugs, wm: WellModel, *, match_curve="PHIF", 
     Raises
     ------
     DataFileError, DepthError, InputError, CurveNotFoundError
-        From reading, matching, merging and splitting (see those functions).
+        From reading, matching, merging and splitting (see those functions), before ``out`` is created.
     """
-    t_start = time.perf_counter()
-    cw = prepare_cored_well(log, plugs, match_curve=match_curve, shifts=shifts, shift_window=shift_window,
-                            min_plugs=min_plugs, tolerance=tolerance)
-    wm = _plugs_model(wm, cw.target)
-    split = split_plugs(cw, wm.input_names, test_cores=test_cores, validation_cores=validation_cores,
-                        test_depth=test_depth, validation_depth=validation_depth)
-    out = prepare_run_dir(out, overwrite=overwrite)         # once the inputs are known to be usable
-    _echo_data(echo, cw, split)
-    logs = {role: split.log_for(cw, role) for role in ROLES}
-    pre = [*pretrain_logs, _without_held_out(cw, split, log_perm_curve)] if pretrain_logs else ()
-    ensembles, seconds = _fit_variants(out, wm, logs, pre, log_perm_curve, n_members, seeds, pretrain_epochs, engine,
-                                       echo)
-    first = next(iter(ensembles.values())).first
-    t0 = time.perf_counter()
-    baselines, base_seconds, notes = baseline_predictions(cw, split, first, log_perm_curve=log_perm_curve)
-    seconds.update(base_seconds)
-    seconds["baselines (all)"] = time.perf_counter() - t0
-    members = {name: ens.predict_members(cw.log) for name, ens in ensembles.items()}      # (K, n) each
-    y = first.target_values(cw.log)
-    choice = {name: recalibrate(ens, members[name], y, split.masks) for name, ens in ensembles.items()}
-    quantiles = {name: {"calibrated": ens.predict_quantiles(cw.log, members=members[name]),
-                        "uncalibrated": ens.predict_quantiles(cw.log, members=members[name], calibrated=False)}
-                 for name, ens in ensembles.items()}
-    preds = {**{name: q["calibrated"]["P50"] for name, q in quantiles.items()}, **baselines}
-    scores = score_roles(y, preds, split.masks)
-    coverage = {name: coverage_summary(y, q, split.masks, ensembles[name]) for name, q in quantiles.items()}
-    tables, qbase = interval_tables(cw, split, first, ensembles, members, y, seed=int(first.model_.random_state))
-    selected = min(ensembles, key=lambda n: scores["validation"][n]["rmse"])
-    ensembles[selected].save(out / "ensemble")
-    ensembles[selected].first.save(out / "model", overwrite=True)
-    metrics = _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, preds, seconds, selected, notes,
-                       attribution)
-    metrics.update(tables, calibration_choice=choice)
-    metrics["seconds_total"] = time.perf_counter() - t_start
-    write_json(out / "metrics.json", metrics)
-    write_json(out / "config.json", _config(title, wm, cw, split, ensembles, log_perm_curve, config, attribution))
-    write_csv(out / "predictions.csv", _frame(cw, split, first, preds, {**quantiles, QUANTILE_BASELINE: {
-        "calibrated": qbase, "uncalibrated": {"P10": qbase["P10_raw"], "P90": qbase["P90_raw"]}}}))
-    plugs_figures(out, cw, split, first, quantiles, coverage, ensembles[selected], selected,
-                  baselines.get(log_perm_name(log_perm_curve)) if log_perm_curve else None,
-                  log_perm_name(log_perm_curve) if log_perm_curve else None, reference_shifts, title)
-    for line in summary_lines(metrics):
-        echo(line)
-    if report:
-        write_report(out, run_config_defaults())
-    return metrics
+    experiment = PlugsExperiment(log, plugs, wm, match_curve=match_curve, shifts=shifts, shift_window=shift_window,
+                                 min_plugs=min_plugs, tolerance=tolerance, test_cores=test_cores,
+                                 validation_cores=validation_cores, test_depth=test_depth,
+                                 validation_depth=validation_depth, n_members=n_members, seeds=seeds,
+                                 pretrain_logs=pretrain_logs, log_perm_curve=log_perm_curve,
+                                 pretrain_epochs=pretrain_epochs, title=title, config=config, attribution=attribution,
+                                 reference_shifts=reference_shifts)
+    return run_experiment(experiment, out, engine=engine, overwrite=overwrite, report=report)
 
 
 def _plugs_model(wm: WellModel, target: str) -> WellModel:
@@ -141,13 +220,13 @@ def _plugs_model(wm: WellModel, target: str) -> WellModel:
     return clone(wm).set_params(target=target, lstm=None)
 
 
-def _echo_data(echo, cw, split) -> None:
+def _say_data(cw, split) -> None:
     if cw.match is not None:
-        echo(str(cw.match))
-    echo(str(cw.on_log.report))
+        say(str(cw.match))
+    say(str(cw.on_log.report))
     for note in cw.notes:
-        echo(f"note: {note}")
-    echo(f"plugs ({split.rule}): " + "; ".join(f"{role} {split.describe(role)}" for role in ROLES))
+        say(f"note: {note}")
+    say(f"plugs ({split.rule}): " + "; ".join(f"{role} {split.describe(role)}" for role in ROLES))
 
 
 def _without_held_out(cw, split, curve: str):
@@ -163,25 +242,6 @@ def _without_held_out(cw, split, curve: str):
             d = cw.log.depth[split.masks[role] & np.array([lab == run for lab in labels])]
             keep &= ~((cw.log.depth >= d.min()) & (cw.log.depth <= d.max()))
     return masked_target(cw.log, str(curve).upper(), keep)
-
-
-def _fit_variants(out: Path, wm, logs, pretrain_logs, curve, n_members, seeds, pretrain_epochs, engine, echo):
-    """The core-only ensemble and, with pretraining logs, the pretrained + fine-tuned one; fit times."""
-    seconds = {}
-    t0 = time.perf_counter()
-    echo(f"training {n_members} transformers on the core plugs ...")
-    ensembles = {TRANSFORMER: fit_ensemble(wm, [logs["train"]], [logs["validation"]], folder=out / "ensembles" / "core",
-                                           n_members=n_members, seeds=seeds, engine=engine)}
-    seconds[TRANSFORMER] = time.perf_counter() - t0
-    if pretrain_logs:
-        t0 = time.perf_counter()
-        echo(f"pretraining {n_members} transformers on {str(curve).upper()} over {len(pretrain_logs)} well(s), "
-             "then fine-tuning them on the core plugs ...")
-        ensembles[FINETUNED] = fit_pretrained_ensemble(
-            wm, pretrain_logs, curve, [logs["train"]], [logs["validation"]], folder=out / "ensembles" / "pretrained",
-            n_members=n_members, seeds=seeds, engine=engine, pretrain_epochs=pretrain_epochs)
-        seconds[FINETUNED] = time.perf_counter() - t0
-    return ensembles, seconds
 
 
 def _member_rmse(y, members, mask) -> list:
@@ -226,7 +286,7 @@ def _metrics(title, cw, split, wm, scores, coverage, ensembles, members, y, pred
     return metrics
 
 
-def _config(title, wm, cw, split, ensembles, curve, config, attribution) -> dict:
+def _config(title, cw, split, ensembles, curve, config, attribution) -> dict:
     first = next(iter(ensembles.values()))
     cfg = {"title": title, "well_model": first.first.to_dict(), "model": first.first.model_.get_params(),
            "ensemble": {"members": len(first), "seeds": first.info.get("seeds")},
@@ -268,35 +328,3 @@ def _frame(cw, split, wm, preds, quantiles):
 
 def _column(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_").replace("__", "_")
-
-
-def summary_lines(metrics: dict) -> list:
-    """The plain-text summary the CLI prints: the test table, the verdict and the coverage."""
-    unit = metrics["units"]["rmse"]
-    comp = metrics["comparison"]
-    lines = [f"{metrics['title']} -- {comp['split']}, RMSE/MAE in {unit}",
-             f"  {'model':<38}{'RMSE':>12}{'MAE':>12}{'R2':>12}{'n':>6}{'train s':>10}"]
-    for name, r in comp["table"].items():
-        lines.append(f"  {name:<38}{_num(r['rmse'])}{_num(r['mae'])}{_num(r['r2'])}{r['n']:>6}"
-                     f"{_num(r.get('train_s'), 10, 2, 'f')}")
-    lines += metrics["verdict"]
-    for name, c in metrics["coverage"].items():
-        t = c["test"]
-        lines.append(f"P10-P90 coverage of the {name} on the {comp['split']}: {t['before']['coverage']:.0%} before "
-                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; {c['calibration']['score']} "
-                     f"score chosen on validation, fitted on {c['calibration']['n']} validation values)")
-    return lines + interval_lines(metrics)
-
-
-def interval_lines(metrics: dict) -> list:
-    """The P10-P90 intervals on the test plugs: coverage, mean width and interval score, chosen rows and baseline."""
-    table = metrics.get("interval_scores", {}).get("test")
-    if not table:
-        return []
-    width = "decades" if metrics["units"]["rmse"] == "log10 mD" else metrics["units"]["rmse"]
-    lines = [f"  {'P10-P90 interval, test plugs':<60}{'coverage':>9}{'width (' + width + ')':>17}"
-             f"{'interval score':>16}"]
-    for row, r in table.items():
-        if row.endswith("(chosen)") or row.startswith("quantile"):
-            lines.append(f"  {row:<60}{r['coverage']:>9.0%}{r['mean_width']:>17.2f}{r['interval_score']:>16.2f}")
-    return lines

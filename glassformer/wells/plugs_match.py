@@ -17,25 +17,29 @@ can check the shifts before training.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
 from .. import plots
-from ..data import estimate_depth_shifts
+from ..data import estimate_depth_shifts, read_plugs, read_well
+from ..data.volve import CORE_POROSITY
 from ..errors import InputError
-from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from ..reporting import say
+from ..runs import check_out_folder, prepare_run_dir, write_csv, write_figures, write_json
 
-__all__ = ["SHIFTS_FILE", "read_shifts", "run_plugs_match"]
+__all__ = ["PlugsMatchRequest", "SHIFTS_FILE", "read_shifts", "run_plugs_match"]
 
 SHIFTS_FILE = "shifts.json"
 
 
 def run_plugs_match(out, log, plugs, *, curve: str = "PHIF", window: float = 2.0, min_plugs: int = 10,
-                    reference: dict | None = None, echo=print, overwrite: bool = True):
-    """Estimate the per-run depth shifts of ``core`` against ``log`` and write them into ``out``.
+                    reference: dict | None = None, overwrite: bool = True):
+    """Estimate the per-run depth shifts of ``plugs`` against ``log`` and write them into ``out``.
 
     Parameters
     ----------
@@ -73,10 +77,49 @@ def run_plugs_match(out, log, plugs, *, curve: str = "PHIF", window: float = 2.0
         "core_on_log": lambda: plots.plot_plugs_on_log(
             log.depth, log.curve(match.curve), plugs.depth, plugs.porosity, shifted_depth=shifted.depth,
             run=plugs.run_labels, curve=match.curve, depth_unit=log.depth_unit)})
-    echo(str(match))
+    say(str(match))
     for note in notes:
-        echo(f"note: {note}")
+        say(f"note: {note}")
     return match
+
+
+@dataclass(frozen=True)
+class PlugsMatchRequest:
+    """``glassformer core-match``: the cored well ``data`` (holding ``match_depth``), its plug table ``core`` and
+    the folder ``out``; the other fields as the options of the same names (depths and windows in the files' unit)."""
+
+    data: str
+    core: str
+    out: str
+    core_depth: str = "DEPTH"
+    core_porosity: str = CORE_POROSITY
+    core_porosity_unit: str | None = None
+    core_run: str = "auto"
+    match_depth: str = "PHIF"
+    shift_window: float = 2.0
+    min_plugs: int = 10
+    overwrite: bool = False
+
+    @classmethod
+    def from_options(cls, params: Mapping[str, Any]) -> "PlugsMatchRequest":
+        """The request of ``glassformer core-match``'s option values (click's ``ctx.params``)."""
+        return cls(**{name: params[name] for name in cls.__dataclass_fields__ if name in params})
+
+    def run(self):
+        """Read the well and the plug table, then :func:`run_plugs_match` into ``out``; returns the DepthMatch.
+
+        Raises
+        ------
+        InputError, DataFileError, CurveNotFoundError, DepthError
+            A non-empty ``out`` without ``overwrite``, and every error of reading and matching (before
+            anything is written).
+        """
+        check_out_folder(self.out, overwrite=self.overwrite)
+        log = read_well(self.data)
+        table = read_plugs(self.core, depth=self.core_depth, porosity=self.core_porosity, permeability=None,
+                           run=self.core_run, porosity_unit=self.core_porosity_unit)
+        return run_plugs_match(self.out, log, table, curve=self.match_depth, window=self.shift_window,
+                               min_plugs=self.min_plugs, overwrite=True)
 
 
 def read_shifts(path) -> dict:
