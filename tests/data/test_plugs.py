@@ -39,6 +39,15 @@ def test_column_names_are_case_insensitive_and_a_fraction_is_kept(tmp_path):
     assert core.run is None and core.runs == ("all",)
 
 
+def test_run_auto_finds_the_run_column_and_none_reads_one_run(tmp_path):
+    path = write(tmp_path, "Depth,Run_No,CPOR,CKHL\n5.0,7,0.25,1000\n5.2,8,0.30,2000\n")
+    auto = read_plugs(path, run="auto", porosity_unit="v/v")
+    assert auto.columns["run"] == "Run_No" and auto.run.tolist() == [7, 8] and auto.runs == (7, 8)
+    assert read_plugs(path, run="none", porosity_unit="v/v").runs == ("all",)
+    bare = write(tmp_path, "DEPTH,CPOR,CKHL\n5.0,0.25,1000\n", name="bare.csv")
+    assert read_plugs(bare, run="AUTO", porosity_unit="v/v").run is None      # no run column: one run
+
+
 def test_a_units_row_gives_the_units_and_a_contradicting_argument_is_refused(tmp_path):
     path = write(tmp_path, "DEPTH,CPOR,CKHL\nft,%,mD\n1000,15,20\n1001,25,300\n")
     core = read_plugs(path)
