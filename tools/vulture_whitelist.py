@@ -57,3 +57,5 @@ run_experiment      # glassformer.runs: the experiment protocol's driver, public
 fit_ensemble        # glassformer.wells: a deep ensemble in one call (the runs use its tasks: member_tasks)
 fit_pretrained_ensemble  # glassformer.wells: the same, pretrained on a log-derived curve and fine-tuned
 # The request objects of the command line, while the commands move onto them (each line goes when its use lands).
+# One held-out well's figures, until the cv and train runs draw them (the line goes when that use lands).
+blind_well_figures  # glassformer.wells.blind_well_figures: tracks, zooms and cross-plots from predictions.csv
