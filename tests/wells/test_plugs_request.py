@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from glassformer.data import WellLog
+from glassformer.data import PlugTable, WellLog
 from glassformer.errors import InputError
 from glassformer.models import SequenceRegressor
 from glassformer.parallel import JoblibEngine, SerialEngine
 from glassformer.reporting import shown
-from glassformer.wells import EnsembleExperiment, WellModel, run_ensemble_experiment
+from glassformer.wells import EnsembleExperiment, WellModel, run_ensemble_experiment, run_plugs_experiment
 from glassformer.wells.plugs_match import PlugsMatchRequest
 from glassformer.wells.plugs_request import check_plugs_request, run_ensemble_request, run_plugs_request
 from glassformer.wells.requests import EngineRequest, PlugsRequest, TrainRequest, WellsRequest
@@ -70,6 +70,36 @@ def test_the_ensemble_run_on_two_worker_processes_equals_the_serial_run(tmp_path
     assert config["baselines"]["random forest"] == ensemble_settings_text()["random forest"]
     assert said[0] == "training 2 transformers ..." and said[-1] == serial["recommendation"]["text"]
     assert any(line.startswith("P10-P90 coverage of the transformer") for line in said)
+
+
+def _plugs_run(out, engine):
+    """A cored well (four cores of 10 plugs on its porosity) and a second well holding KLOGH for pretraining."""
+    cored, other = _well("15/9-C", 1000.0, 5, n=300), _well("15/9-D", 1000.0, 6, n=300)
+    at = np.concatenate([top + 0.4 * np.arange(10) for top in (1005.0, 1018.0, 1031.0, 1044.0)])
+    phi = np.interp(at, cored.depth, cored.curve("PHIF"))
+    rng = np.random.default_rng(7)
+    plugs = PlugTable(depth=at, porosity=phi, permeability=10 ** (12 * phi - 1 + 0.1 * rng.standard_normal(at.size)),
+                      run=np.repeat([1, 2, 3, 4], 10).astype(object))
+    with shown(lambda line: None):
+        return run_plugs_experiment(out, cored, plugs, _wm(), shifts=None, n_members=2, pretrain_logs=[other],
+                                    pretrain_epochs=1, engine=engine, report=False)
+
+
+def test_the_run_on_core_plugs_with_pretraining_on_two_worker_processes_equals_the_serial_run(tmp_path):
+    serial = _plugs_run(tmp_path / "serial", SerialEngine())
+    with JoblibEngine(jobs=2) as engine:
+        pooled = _plugs_run(tmp_path / "pooled", engine)
+    assert _without_times(pooled) == _without_times(serial)
+    assert list(serial["comparison"]["table"])[:2] == ["transformer", "transformer, pretrained + fine-tuned"]
+    for name in ("predictions.csv",):
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "pooled" / name), pd.read_csv(tmp_path / "serial" / name))
+    for folder in ("ensembles/core/member_01", "ensembles/pretrained/member_01",
+                   "ensembles/pretrained/pretrained/member_01"):       # each member pretrained, then fine-tuned
+        a, b = (np.load(tmp_path / run / folder / "model.npz", allow_pickle=False) for run in ("serial", "pooled"))
+        assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files), folder
+    config = json.loads((tmp_path / "serial" / "config.json").read_text())
+    assert config["pretraining"]["target"] == "KLOGH" and config["pretraining"]["wells"] == ["15/9-D", "15/9-C"]
+    assert config["baselines"]["random forest"] == ensemble_settings_text()["random forest"]
 
 
 def test_an_ensemble_experiment_refuses_before_writing(tmp_path):
