@@ -191,7 +191,7 @@ class DeepEnsemble:
         doc = {"format_version": ENSEMBLE_VERSION, "members": names, "info": self.info,
                "calibration": None if self.calibration is None else self.calibration.to_dict()}
         folder.mkdir(parents=True, exist_ok=True)
-        io.atomic_write_text(folder / ENSEMBLE_FILE, json.dumps(_plain(doc), indent=1))
+        io.atomic_write_text(folder / ENSEMBLE_FILE, json.dumps(_clean(doc), indent=1))
         return folder / ENSEMBLE_FILE
 
     @classmethod
@@ -225,10 +225,6 @@ def find_ensemble(folder) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _plain(obj):
-    return _clean(obj)
 
 
 # --- fitting --------------------------------------------------------------------------------------

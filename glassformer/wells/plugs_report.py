@@ -84,9 +84,9 @@ def verdict_lines(metrics: dict) -> list:
             lines.append(f"On the {comp['split']}, the {name} has the lowest RMSE, {rmse:.3f} {unit}, against "
                          f"{base_rmse:.3f} for the best baseline, the {base}.")
     if len(models) > 1 and all(table[n]["rmse"] is not None for n in models[:2]):
-        core, pre = (table[n]["rmse"] for n in models[:2])
-        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {core:.3f} for training "
-                     f"on the core alone; pretraining {'helped' if pre < core else 'did not help'} on the test plugs.")
+        alone, pre = (table[n]["rmse"] for n in models[:2])
+        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {alone:.3f} for training "
+                     f"on the core alone; pretraining {'helped' if pre < alone else 'did not help'} on the test plugs.")
     return lines
 
 
