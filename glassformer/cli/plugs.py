@@ -85,7 +85,8 @@ def transformer_from_options(request: TrainRequest):
     """The (unfitted) transformer of ``request.transformer``, its settings checked before any work.
 
     The learning rate is checked here (an option value); ``d_model`` against the heads by the
-    estimator's own check, and the positional encoding's options by its registry entry.
+    estimator (:meth:`~glassformer.models.SequenceRegressor.check_params`), and the positional
+    encoding's options by its registry entry.
 
     Raises
     ------
@@ -99,8 +100,7 @@ def transformer_from_options(request: TrainRequest):
                               positional_options=positional_options(t.positional, t.wavelengths, t.positions,
                                                                     t.window, t.d_model),
                               lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
-    model._check_hyperparameters("glassformer train")   # the estimator's rule, before any file is written
-    return model
+    return model.check_params()          # the estimator's own rules (d_model and heads), before any file is written
 
 
 def run_plugs_command(request: TrainRequest, *, model, engine=None) -> None:

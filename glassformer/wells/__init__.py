@@ -12,7 +12,8 @@ module                 what it holds
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
-``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
+``cv``                 blind-well folds over whole wells (leave one well out, grouped K-fold): one task per fold
+``cv_experiment``      cross-validation as an experiment: its request, its run folder (``glassformer cv``)
 ``tables``             the plain-text tables the CLI prints
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
 ``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
@@ -30,6 +31,8 @@ module                 what it holds
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
 ``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
+``sweep_settings``     the grid of transformer settings, and one setting's fit as an engine task
+``sweep_request``      ``glassformer sweep``'s request: training, validation and test parts, checked
 =====================  ========================================================================
 
 ``glassformer train``, ``predict``, ``compare``, ``cv``, ``sweep`` and the well demos are thin layers

@@ -113,8 +113,9 @@ class EnsembleExperiment:
         self.attribution = attribution
 
     def check(self) -> None:
-        """Refuse fewer than 2 members, or a validation interval without target values."""
+        """Refuse bad settings, fewer than 2 members, or a validation interval without target values."""
         self.started_ = time.perf_counter()
+        self.wm.check_params()
         self.seeds_ = member_seeds(self.n_members) if self.seeds is None else [int(s) for s in self.seeds]
         self.fit_logs_, self.val_logs_ = _validation(self.train_logs, self.whole_logs, self.validation_wells,
                                                      self.validation_depth, self.wm.target_name)

@@ -95,8 +95,9 @@ class PlugsExperiment:
         self.reference_shifts = reference_shifts
 
     def check(self) -> None:
-        """Match, merge and split the plugs (every error of the data is raised here, before a file is written)."""
+        """Check the settings, match, merge and split the plugs: every error is raised here, before any file."""
         self.started_ = time.perf_counter()
+        self.wm.check_params()
         self.seeds_ = member_seeds(self.n_members) if self.seeds is None else [int(s) for s in self.seeds]
         self.cw_ = prepare_cored_well(self.log, self.plugs, match_curve=self.match_curve, shifts=self.shifts,
                                       shift_window=self.shift_window, min_plugs=self.min_plugs,

@@ -85,8 +85,9 @@ def verdict_lines(metrics: dict) -> list:
                          f"{base_rmse:.3f} for the best baseline, the {base}.")
     if len(models) > 1 and all(table[n]["rmse"] is not None for n in models[:2]):
         alone, pre = (table[n]["rmse"] for n in models[:2])
-        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {alone:.3f} for training "
-                     f"on the core alone; pretraining {'helped' if pre < alone else 'did not help'} on the test plugs.")
+        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {alone:.3f} for "
+                     f"training on the core alone; pretraining {'helped' if pre < alone else 'did not help'} on the "
+                     "test plugs.")
     return lines
 
 
@@ -141,8 +142,8 @@ def _coverage_figure(coverage, title, where="test plugs"):
     axes = fig.subplots(1, len(coverage), squeeze=False)[0]
     for ax, (name, c) in zip(axes, coverage.items()):
         curve = c["curve_test"]
-        plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
-                                               f"calibrated ({c['calibration']['score']} score, each level)": curve["after"]},
+        calibrated = f"calibrated ({c['calibration']['score']} score, each level)"
+        plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"], calibrated: curve["after"]},
                             n=curve["n"], ax=ax, title=f"{name}\n{where}")
     fig.suptitle(f"{title}: coverage of the ensemble's intervals")
     return fig

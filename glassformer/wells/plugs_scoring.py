@@ -67,7 +67,8 @@ def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH")
     """Every baseline's prediction per sample of ``cw.log``, in ``wm``'s units (log10 mD with ``log_target``).
 
     ``wm`` is a :class:`~glassformer.wells.WellModel` whose scalers and baselines were fitted on
-    the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
+    the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns
+    ``(predictions, seconds, notes)``: dict name -> (n_samples,),
     dict name -> fit time in s, and list of notes (a baseline that could not be made, and why).
     """
     notes = []

@@ -193,7 +193,8 @@ def split_plugs(cw: CoredWell, inputs, *, test_cores=None, validation_cores=None
     between training cores.  With fewer than four such cores, blocks inside the cores are held
     out instead: two or three cores train, test(, train), and the deepest
     :data:`BLOCK_FRACTION` (20 %) of each training core's plugs validates; one core trains on
-    its upper 60 % of plugs, validates on the next 20 % and tests on the deepest 20 %.  When the test plugs are given, the validation plugs must be too.
+    its upper 60 % of plugs, validates on the next 20 % and tests on the deepest 20 %.  When the test
+    plugs are given, the validation plugs must be too.
 
     Raises
     ------

@@ -1,4 +1,5 @@
-"""The intervals of a run on core plugs: the sharper calibration chosen on validation, the quantile baseline, the tables.
+"""The intervals of a run on core plugs: the sharper calibration chosen on validation, the quantile baseline,
+the tables.
 
 Used by :func:`~glassformer.wells.run_plugs_experiment` once its ensembles are trained:
 
