@@ -1,0 +1,424 @@
+"""``glassformer train`` and ``glassformer compare`` as requests the library checks, plans and runs.
+
+The command line fills a request (:class:`~glassformer.wells.requests.TrainRequest`,
+:class:`CompareRequest`) and makes one call here; a script does the same without click::
+
+    plan = plan_train(TrainRequest(inputs=("PHIF", "VSH"), target="KLOGH", out="runs/f11b",
+                                   wells=WellsRequest(data=("F-11B.las",), test_depth=("4300:4744.8",))))
+    metrics = run_train(plan)
+
+:func:`plan_train` and :func:`plan_compare` apply every rule about the combination of settings
+(the target is not an input, ``--jobs`` needs an ensemble, a target or core plugs, ...), read the
+wells and build the models before any file is written; :func:`run_train` and :func:`run_compare`
+run the plan as a :class:`~glassformer.wells.experiment.WellExperiment`.  What a run reports
+goes through :mod:`glassformer.reporting`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from sklearn.base import clone
+
+from .. import io
+from ..data import describe_use, parse_units
+from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, is_volve
+from ..errors import InputError, ModelFileError
+from ..models import SequenceRegressor
+from ..parallel import make_engine
+from ..reporting import say, warn
+from ..runs import check_out_folder
+from ..train import ResumeFrom, SaveCheckpoint
+from .dataset import WellDataset, build_dataset
+from .experiment import compare_wells, run_well_experiment, seed_list
+from .model import WellModel
+from .option_values import implied_d_model, input_names, positional_options
+from .requests import EngineRequest, ReadingRequest, TrainRequest, WellsRequest
+
+__all__ = ["ComparePlan", "CompareRequest", "TrainPlan", "load_resume", "plan_compare", "plan_train", "read_dataset",
+           "run_compare", "run_signature", "run_train"]
+
+#: Options of ``train`` that may differ between an interrupted run and its ``--resume`` (they do not change the result).
+_RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
+#: Options that mean something only with --core, and those that need --core or --ensemble.
+_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
+              "shifts_file")
+_ENSEMBLE_OR_CORE = ("validation_depth",)      # --validation-data also stops a single run's training early
+_NO_TEST_NOTE = "note: no --test-depth / --test-data given: the 'test' metrics are on the training interval"
+
+
+# --------------------------------------------------------------------------- reading the wells
+def read_dataset(wells: WellsRequest, reading: ReadingRequest, *, inputs, target, window: int,
+                 val_data=None) -> WellDataset:
+    """The wells of a request, each cut to its role's interval (:func:`~glassformer.wells.build_dataset`).
+
+    ``val_data``: the validation wells to read (default: ``wells.validation_data``).  Curves read
+    under another name are reported as notes, the checks of validation and test wells as warnings.
+
+    Raises
+    ------
+    InputError
+        No training wells (neither ``data`` nor ``manifest``).
+    DataFileError
+        A well that cannot be read or cut (the message names the file, curve and depth).
+    """
+    if not wells.data and not wells.manifest:
+        raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
+    ds = build_dataset(list(wells.data), inputs=inputs, target=target, test_data=list(wells.test_data),
+                       val_data=list(wells.validation_data if val_data is None else val_data),
+                       train_depth=wells.train_depth, test_depth=wells.test_depth, manifest=wells.manifest,
+                       aliases=list(wells.aliases), window=window, units=parse_units(reading.units),
+                       depth_column=reading.depth_column, sheet=reading.sheet)
+    for well, used in ds.curves_used.items():
+        for asked, curve in used.items():
+            if asked != curve:
+                say(f"note: well {well}: {describe_use(asked, curve, wells.aliases)}")
+    for line in ds.warnings:
+        warn(line)
+    return ds
+
+
+def _test_logs(ds: WellDataset) -> list:
+    """The test logs, or the training logs (with a note saying so) when no test data were given."""
+    if ds.test:
+        return ds.test
+    say(_NO_TEST_NOTE)
+    return ds.train
+
+
+def _attribution(logs) -> str | None:
+    return ATTRIBUTION if any(map(is_volve, logs)) else None
+
+
+# --------------------------------------------------------------------------- glassformer train
+@dataclass
+class TrainPlan:
+    """A checked ``train`` request, ready to run.
+
+    Attributes
+    ----------
+    request : TrainRequest
+    kind : {"single", "ensemble", "core"}
+        One transformer beside the baselines (:func:`run_train`), a deep ensemble on the log
+        target, or a run on core plugs (the last two are run by the command line's core module).
+    names : list of str
+        The input curves.
+    model : SequenceRegressor
+        The (unfitted) transformer of the request's settings.
+    wm : WellModel or None
+        The well model (not for ``"core"``, which builds its own on the core target).
+    dataset : WellDataset or None
+        The wells read, each cut to its interval (not for ``"core"``).
+    test_logs : list
+        The test logs (the training logs when none were given).
+    callbacks : list
+        The transformer's checkpoints and the resume of an interrupted run (``"single"``).
+    """
+
+    request: TrainRequest
+    kind: str
+    names: list
+    model: Any
+    wm: WellModel | None = None
+    dataset: WellDataset | None = None
+    test_logs: list = field(default_factory=list)
+    callbacks: list = field(default_factory=list)
+
+
+def plan_train(request: TrainRequest) -> TrainPlan:
+    """Check ``request`` whole and read its wells; nothing is written.
+
+    Raises
+    ------
+    InputError
+        A rule of the request broken (one line naming the options): core options without
+        ``--core``, ``--jobs``/``--scheduler`` without an ensemble, no ``--target`` without
+        ``--core``, a target that is also an input, a learning rate that is not a finite number
+        > 0, a non-empty ``--out`` without ``--overwrite``, a checkpoint of other options.
+    DataFileError, ModelFileError
+        Wells or a checkpoint that cannot be read.
+    """
+    _check_core_use(request)
+    plugs, engine = request.plugs, request.engine
+    if (engine.jobs is not None or engine.scheduler is not None) and not (plugs.core is not None or plugs.ensemble):
+        raise InputError("--jobs and --scheduler run the members of an ensemble: use them with --core or --ensemble K")
+    names = input_names(request.inputs)
+    model = transformer_of(request)
+    if plugs.core is not None or plugs.ensemble:
+        # a single run's experiment checks its transformer before --out exists; these two runs do not (yet)
+        clone(model).build_network(len(names))
+    if plugs.core is not None:
+        check_out_folder(request.out, overwrite=request.overwrite)
+        return TrainPlan(request, "core", names, model)
+    target = request.target
+    if target is None:
+        raise InputError("Missing option '--target' (or give --core to learn from core plugs).")
+    callbacks, resuming_here = _checkpoints(request)
+    check_out_folder(request.out, overwrite=request.overwrite or resuming_here)   # created once the inputs are valid
+    if str(target).strip().upper() in {m.upper() for m in names}:
+        raise InputError(f"--target {target} is also one of --inputs {' '.join(names)}; the model would "
+                         "see the answer (choose inputs without the target)")
+    ensemble = bool(plugs.ensemble)               # an ensemble reads and calibrates on its validation data itself
+    ds = read_dataset(request.wells, request.reading, inputs=names, target=target, window=request.transformer.window,
+                      val_data=() if ensemble else None)
+    test_logs = _test_logs(ds)
+    t = request.transformer
+    wm = WellModel(names, target, log_target=request.log_target, window=t.window, stride=t.stride,
+                   positions=t.positions, model=model.set_params(progress=t.progress),
+                   validation=request.wells.validation_split)
+    return TrainPlan(request, "ensemble" if ensemble else "single", names, model, wm=wm, dataset=ds,
+                     test_logs=test_logs, callbacks=callbacks)
+
+
+def run_train(plan: TrainPlan) -> dict:
+    """Run a ``"single"`` plan of :func:`plan_train` into ``plan.request.out``; returns the metrics.
+
+    Raises
+    ------
+    InputError
+        A plan of another kind (an ensemble or core plugs run elsewhere).
+    DivergenceError
+        Training diverged (the last good model is in ``out/model``).
+    TrainingInterrupted
+        SIGINT or SIGTERM: a checkpoint was saved into ``out/checkpoint``.
+    """
+    if plan.kind != "single":
+        raise InputError(f"run_train runs one transformer; a {plan.kind} plan is run by its own experiment")
+    ds = plan.dataset
+    return run_well_experiment(plan.request.out, ds.train, plan.test_logs, plan.wm, title="glassformer train",
+                               boundary=ds.boundary, attribution=_attribution([*ds.train, *ds.val, *ds.test]),
+                               overwrite=True, callbacks=plan.callbacks, val_logs=ds.val,
+                               config=_train_config(plan.request, ds))
+
+
+def transformer_of(request: TrainRequest) -> SequenceRegressor:
+    """The (unfitted, silent) transformer of ``request.transformer``.
+
+    Raises
+    ------
+    InputError
+        A learning rate that is not a finite number > 0; a positional encoding whose options do
+        not fit (:func:`~glassformer.wells.option_values.positional_options`).
+    """
+    t = request.transformer
+    if not (math.isfinite(t.lr) and t.lr > 0):
+        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {t.lr}")
+    return SequenceRegressor(d_model=t.d_model, num_heads=t.heads, num_layers=t.layers, positional=t.positional,
+                             positional_options=positional_options(t.positional, t.wavelengths, t.positions,
+                                                                   t.window, t.d_model),
+                             lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
+
+
+def _check_core_use(request: TrainRequest) -> None:
+    """Refuse core options without ``--core`` (and validation depths without ``--core`` or ``--ensemble``),
+    and ``--resume`` with either."""
+    plugs = request.plugs
+
+    def given(name):
+        value = getattr(plugs, name)
+        return bool(value) and value != {"core_target": CORE_PERMEABILITY}.get(name)
+
+    if plugs.core is None:
+        for name in _CORE_ONLY:
+            if given(name):
+                raise InputError(f"--{name.replace('_', '-')} is used only with --core CORE_TABLE.csv")
+        if not plugs.ensemble:
+            for name in _ENSEMBLE_OR_CORE:
+                if given(name):
+                    raise InputError(f"--{name.replace('_', '-')} is used only with --core or --ensemble K")
+    elif request.resume:
+        raise InputError("--resume continues one interrupted transformer; it is not available with --core")
+    if plugs.ensemble and request.resume:
+        raise InputError("--resume continues one interrupted transformer; it is not available with --ensemble")
+
+
+def _checkpoints(request: TrainRequest) -> tuple[list, bool]:
+    """The checkpoint callback, the resume from ``--resume`` when given, and whether it resumes into ``--out``."""
+    callbacks = [SaveCheckpoint(Path(request.out) / "checkpoint", every=request.checkpoint_every,
+                                config={"command": "train", "options": run_signature(request)})]
+    if request.resume is None:
+        return callbacks, False
+    ck, folder = load_resume(request.resume, request)
+    return [*callbacks, ResumeFrom(ck)], Path(folder).resolve().parent == Path(request.out).resolve()
+
+
+def _train_config(request: TrainRequest, ds: WellDataset) -> dict:
+    """What ``train`` read, for config.json: the files, intervals and aliases given, and the curves used."""
+    w = request.wells
+    return {"command": "train", **{k: [str(p) for p in getattr(w, k)] for k in ("data", "test_data", "validation_data")},
+            "manifest": w.manifest, "train_depth": list(w.train_depth), "test_depth": list(w.test_depth),
+            "aliases": list(w.aliases), "curves_used": ds.curves_used}
+
+
+# --------------------------------------------------------------------------- resuming an interrupted train
+def _options(request) -> dict:
+    """A request's values by option name (its groups flattened)."""
+    flat = {}
+    for f in fields(request):
+        value = getattr(request, f.name)
+        flat.update({g.name: getattr(value, g.name) for g in fields(value)} if is_dataclass(value)
+                    else {f.name: value})
+    return flat
+
+
+def run_signature(request: TrainRequest) -> dict:
+    """The ``train`` options that must match for ``--resume`` (file paths made absolute), JSON-able."""
+    sig = {}
+    for key, value in _options(request).items():
+        if key in _RESUME_FREE:
+            continue
+        if key in ("data", "test_data", "validation_data", "pretrain_data"):
+            value = [str(Path(v).resolve()) for v in value]
+        elif key == "manifest" and value:
+            value = str(Path(value).resolve())
+        sig[key] = list(value) if isinstance(value, tuple) else value
+    return sig
+
+
+def load_resume(resume, request: TrainRequest):
+    """Read ``--resume DIR`` (a checkpoint folder or a run folder holding ``checkpoint/``) and check it fits
+    ``request``; returns ``(checkpoint, its folder)``.
+
+    Raises
+    ------
+    ModelFileError
+        Unreadable checkpoint, or one not written by ``glassformer train``.
+    InputError
+        The checkpoint was written with other options (the message lists them).
+    """
+    folder = Path(resume)
+    if (folder / "checkpoint" / "checkpoint.json").exists() or (folder / "checkpoint" / "checkpoint.npz").exists():
+        folder = folder / "checkpoint"
+    ck = io.load_checkpoint(folder)
+    saved = (ck.config or {}).get("options") if isinstance(ck.config, dict) else None
+    if not isinstance(saved, dict):
+        raise ModelFileError(f"--resume {resume}: the checkpoint was not written by `glassformer train`")
+    differ = [f"--{k.replace('_', '-')} is {saved.get(k)!r} there, {v!r} here" for k, v in run_signature(request).items()
+              if saved.get(k) != v]
+    if differ:
+        raise InputError(f"--resume {resume}: the checkpoint was written with other options "
+                         f"({'; '.join(differ)}); rerun with the options of the interrupted run")
+    return ck, folder
+
+
+# --------------------------------------------------------------------------- glassformer compare
+@dataclass(frozen=True)
+class CompareRequest:
+    """``glassformer compare``: the transformer, a bidirectional LSTM and the baselines on one split.
+
+    Attributes
+    ----------
+    out : str
+        The run folder.
+    demo_name : str or None
+        A demonstration's data (``"porosity"``, ``"synthetic-wells"``, ``"real-wells"``) instead of ``wells``.
+    inputs, target, log_target :
+        Input curves (the first is porosity), target curve, whether log10 of it is modelled.
+    window, stride, epochs, hidden_size :
+        Samples per window, step between training windows, most epochs of both networks (None: 30
+        on wells, the demo's own with ``demo_name``), the LSTM's hidden size per direction.
+    positional, wavelengths :
+        The transformer's positional encoding (positions are sample indices).
+    n_seeds : int or None
+        Seeds 42, 0, 1, ... (None: 1 on wells, the demo's own count with ``demo_name``).
+    """
+
+    out: str
+    demo_name: str | None = None
+    inputs: tuple = ()
+    target: str | None = None
+    log_target: bool = False
+    wells: WellsRequest = field(default_factory=WellsRequest)
+    reading: ReadingRequest = field(default_factory=ReadingRequest)
+    window: int = 32
+    stride: int | None = None
+    epochs: int | None = None
+    hidden_size: int = 16
+    positional: str = "sinusoidal"
+    wavelengths: tuple = ()
+    n_seeds: int | None = None
+    overwrite: bool = False
+    progress: bool = False
+    engine: EngineRequest = field(default_factory=EngineRequest)
+
+    @classmethod
+    def from_options(cls, params: Mapping[str, Any]) -> "CompareRequest":
+        """The request of ``glassformer compare``'s option values (click's ``ctx.params``)."""
+        plain = {f.name: params[f.name] for f in fields(cls) if f.name in params}
+        plain.update({k: tuple(v) for k, v in plain.items() if isinstance(v, list)})
+        return cls(**{**plain, "out": str(params["out"]), "wells": WellsRequest.pick(params),
+                      "reading": ReadingRequest.pick(params), "engine": EngineRequest.pick(params)})
+
+
+@dataclass
+class ComparePlan:
+    """A checked ``compare`` request: ``kind`` ``"demo"`` (run by the demonstrations' catalogue with
+    ``seeds``) or ``"wells"`` (:func:`run_compare`), with the inputs, the transformer and the wells read."""
+
+    request: CompareRequest
+    kind: str
+    seeds: list | None = None
+    names: list = field(default_factory=list)
+    model: Any = None
+    dataset: WellDataset | None = None
+    test_logs: list = field(default_factory=list)
+
+
+def plan_compare(request: CompareRequest) -> ComparePlan:
+    """Check ``request`` whole and read its wells; nothing is written.
+
+    Raises
+    ------
+    InputError
+        A non-empty ``--out`` without ``--overwrite``; ``--demo`` with wells, engines or positional
+        options; wells without inputs or target; positional options that do not fit.
+    """
+    check_out_folder(request.out, overwrite=request.overwrite)   # created once the inputs are valid
+    wells = request.wells
+    if request.demo_name:
+        if wells.data or wells.manifest:
+            raise InputError("give either --demo or --data / --manifest, not both")
+        if request.engine.jobs or request.engine.scheduler:
+            raise InputError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
+        if request.positional != "sinusoidal" or request.wavelengths:
+            raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
+        return ComparePlan(request, "demo", seeds=seed_list(request.n_seeds) if request.n_seeds else None)
+    missing = [name for name, v in (("--data", wells.data or wells.manifest), ("--inputs", request.inputs),
+                                    ("--target", request.target)) if not v]
+    if missing:
+        raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
+    names = input_names(request.inputs)
+    opts = positional_options(request.positional, request.wavelengths, "index", request.window, None)
+    model = SequenceRegressor(positional=request.positional, positional_options=opts)
+    if implied_d_model(request.positional, opts) is not None:       # e.g. 2 x the number of wavelengths
+        model.set_params(d_model=implied_d_model(request.positional, opts))
+    ds = read_dataset(wells, request.reading, inputs=names, target=request.target, window=request.window)
+    return ComparePlan(request, "wells", seeds=seed_list(request.n_seeds or 1), names=names, model=model,
+                       dataset=ds, test_logs=_test_logs(ds))
+
+
+def run_compare(plan: ComparePlan) -> dict:
+    """Run a ``"wells"`` plan of :func:`plan_compare` (its seeds on the request's engine); returns the metrics.
+
+    Raises
+    ------
+    InputError
+        A ``"demo"`` plan (the demonstrations' catalogue runs those).
+    """
+    if plan.kind != "wells":
+        raise InputError("run_compare runs a comparison on wells; a --demo runs through the demonstrations")
+    r, ds = plan.request, plan.dataset
+    config = {k: (list(map(str, v)) if isinstance(v, tuple) else v)
+              for k, v in (("data", r.wells.data), ("manifest", r.wells.manifest), ("train_depth", r.wells.train_depth),
+                           ("test_depth", r.wells.test_depth), ("test_data", r.wells.test_data),
+                           ("val_data", r.wells.validation_data), ("aliases", r.wells.aliases))}
+    with make_engine(jobs=r.engine.jobs, scheduler=r.engine.scheduler) as engine:
+        return compare_wells(r.out, ds.train, plan.test_logs, inputs=plan.names, target=r.target,
+                             log_target=r.log_target, window=r.window, stride=r.stride, epochs=r.epochs or 30,
+                             seeds=plan.seeds, hidden_size=r.hidden_size, boundary=ds.boundary,
+                             attribution=_attribution([*ds.train, *ds.val, *ds.test]), model=plan.model,
+                             progress=r.progress, val_logs=ds.val, validation=r.wells.validation_split,
+                             engine=engine, config={**config, "curves_used": ds.curves_used})
