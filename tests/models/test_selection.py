@@ -221,8 +221,7 @@ def test_geometric_wavelengths_errors(args, match):
 def test_demo_writes_its_run_folder(tmp_path):
     from glassformer.demos import wavelengths
 
-    lines = []
-    metrics = wavelengths.run(tmp_path / "run", echo=lines.append, n_wells=1, epochs=3, seeds=(0,))
+    metrics = wavelengths.run(tmp_path / "run", n_wells=1, epochs=3, seeds=(0,))
     saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (tmp_path / "run" / "figures" / "wavelength_selection.png").stat().st_size > 1000
