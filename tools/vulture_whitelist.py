@@ -59,5 +59,3 @@ _.core_target       # PlugsRequest: read by the run on core plugs
 _.no_depth_match    # PlugsRequest
 _.depth_shift       # PlugsRequest
 _.pretrain_data     # PlugsRequest
-TrainRequest        # glassformer train's request
-_.from_options      # TrainRequest: filled from click's option values

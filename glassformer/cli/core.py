@@ -14,23 +14,19 @@ P10-P90 interval on ``--validation-data`` wells or a ``--validation-depth`` inte
 
 from __future__ import annotations
 
-import math
-
 import click
 import pandas as pd
-from sklearn.base import clone
 
 from ..data import common_depth_unit, read_core
 from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, CORE_POROSITY, is_volve
 from ..errors import InputError
-from ..models import SequenceRegressor
 from ..wells import WellModel, run_core_experiment, run_ensemble_experiment
 from ..wells.checks import check_wells
 from ..wells.core_match import read_shifts
 from ..wells.splits import deepest_blocks
-from .options import input_names, parse_interval, positional_options, read_user_wells
+from .options import parse_interval, read_user_wells
 
-__all__ = ["check_core_use", "core_options", "run_core_command", "run_ensemble_command", "transformer_from_options"]
+__all__ = ["core_options", "run_core_command", "run_ensemble_command"]
 
 #: Run-number columns looked for when ``--core-run`` is left at "auto" (compared without case).
 RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
@@ -85,60 +81,6 @@ def core_options(command):
     for option in reversed(_OPTIONS):
         command = option(command)
     return command
-
-
-#: Options that mean something only with --core, and those that need --core or --ensemble.
-_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
-              "shifts_file")
-_ENSEMBLE_OR_CORE = ("validation_depth",)      # --validation-data also stops a single run's training early
-
-
-def check_core_use(params: dict) -> None:
-    """Refuse core options without ``--core`` (and validation data without ``--core`` or ``--ensemble``).
-
-    Raises
-    ------
-    InputError
-        Naming the option and what it needs.
-    """
-    def given(name):
-        value = params.get(name)
-        default = {"core_target": CORE_PERMEABILITY}.get(name)
-        return bool(value) and value != default
-
-    if params.get("core") is None:
-        for name in _CORE_ONLY:
-            if given(name):
-                raise InputError(f"--{name.replace('_', '-')} is used only with --core CORE_TABLE.csv")
-        if not params.get("ensemble"):
-            for name in _ENSEMBLE_OR_CORE:
-                if given(name):
-                    raise InputError(f"--{name.replace('_', '-')} is used only with --core or --ensemble K")
-    elif params.get("resume"):
-        raise InputError("--resume continues one interrupted transformer; it is not available with --core")
-    if params.get("ensemble") and params.get("resume"):
-        raise InputError("--resume continues one interrupted transformer; it is not available with --ensemble")
-
-
-def transformer_from_options(params: dict):
-    """The (unfitted) transformer ``glassformer train``'s model options describe; checked before any work.
-
-    Raises
-    ------
-    InputError
-        A learning rate that is not a finite number > 0; options the network cannot be built with.
-    """
-    lr = params["lr"]
-    if not (math.isfinite(lr) and lr > 0):
-        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {lr}")
-    model = SequenceRegressor(d_model=params["d_model"], num_heads=params["heads"], num_layers=params["layers"],
-                              positional=params["positional"],
-                              positional_options=positional_options(params["positional"], params["wavelengths"],
-                                                                    params["positions"], params["window"],
-                                                                    params["d_model"]),
-                              lr=lr, epochs=params["epochs"], random_state=params["seed"], progress=False)
-    clone(model).build_network(len(input_names(params["inputs"])))
-    return model
 
 
 def _labels(values) -> list:

@@ -16,10 +16,9 @@ from ..data.units import curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
 from ..nn.positional import positional_names as registered_positional_names
-from ..wells import build_dataset
 from ..wells.option_values import implied_d_model, input_names, positional_options
 
-__all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
+__all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
            "positional_options", "read_user_wells", "reading_options", "report_dataset", "target_name", "well_options"]
 
@@ -178,23 +177,6 @@ def well_options(command):
     ]):
         command = decorator(command)
     return command
-
-
-def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, aliases, inputs, target, window,
-                         val_data=(), val_depth=(), reading=None):
-    """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output).
-
-    ``reading`` is :func:`reading_options` of the command's parameters.  The notes (curve aliases)
-    go to stdout, the warnings of the checks of validation and test wells to stderr.
-    """
-    if not data and not manifest:
-        raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
-    ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
-                       val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
-                       val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window,
-                       **(reading or {}))
-    report_dataset(ds, aliases)
-    return ds
 
 
 def report_dataset(ds, aliases) -> None:
