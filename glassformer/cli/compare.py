@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..parallel import engine_options
-from ..wells.train_job import CompareRequest, plan_compare, run_compare
+from ..wells.compare_job import CompareRequest, plan_compare, run_compare
 from .options import GreedyCommand, positional_names, target_name, well_options
 from .plugins import demos as demo_catalogue
 

@@ -12,7 +12,8 @@ module                 what it holds
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
 ``experiment``         train and compare as one experiment: a seed per task, scored beside the baselines
-``train_job``          the train and compare requests checked, planned and run
+``train_job``          the train request checked, planned and run (``--resume`` checked too)
+``compare_job``        the compare request checked, planned and run
 ``option_values``      curve lists and positional-encoding options as a request gives them
 ``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
 ``tables``             the plain-text tables the CLI prints

@@ -1,17 +1,18 @@
-"""``glassformer train`` and ``glassformer compare`` as requests the library checks, plans and runs.
+"""``glassformer train`` as a request the library checks, plans and runs.
 
-The command line fills a request (:class:`~glassformer.wells.requests.TrainRequest`,
-:class:`CompareRequest`) and makes one call here; a script does the same without click::
+The command line fills a :class:`~glassformer.wells.requests.TrainRequest` and hands it here; a
+script does the same without click::
 
     plan = plan_train(TrainRequest(inputs=("PHIF", "VSH"), target="KLOGH", out="runs/f11b",
                                    wells=WellsRequest(data=("F-11B.las",), test_depth=("4300:4744.8",))))
     metrics = run_train(plan)
 
-:func:`plan_train` and :func:`plan_compare` apply every rule about the combination of settings
-(the target is not an input, ``--jobs`` needs an ensemble, a target or core plugs, ...), read the
-wells and build the models before any file is written; :func:`run_train` and :func:`run_compare`
-run the plan as a :class:`~glassformer.wells.experiment.WellExperiment`.  What a run reports
-goes through :mod:`glassformer.reporting`.
+:func:`plan_train` applies every rule about the combination of settings (the target is not an
+input, ``--jobs`` needs an ensemble, a target or core plugs, ...), reads the wells and builds the
+model before any file is written; :func:`run_train` runs the plan as a
+:class:`~glassformer.wells.experiment.WellExperiment`, and ``--resume`` is checked against the
+options that wrote the checkpoint (:func:`run_signature`).  What a run reports goes through
+:mod:`glassformer.reporting`.  (:mod:`.compare_job` does the same for ``glassformer compare``.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from sklearn.base import clone
 
@@ -28,18 +29,17 @@ from ..data import describe_use, parse_units
 from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, is_volve
 from ..errors import InputError, ModelFileError
 from ..models import SequenceRegressor
-from ..parallel import make_engine
 from ..reporting import say, warn
 from ..runs import check_out_folder
 from ..train import ResumeFrom, SaveCheckpoint
 from .dataset import WellDataset, build_dataset
-from .experiment import compare_wells, run_well_experiment, seed_list
+from .experiment import run_well_experiment
 from .model import WellModel
-from .option_values import implied_d_model, input_names, positional_options
-from .requests import EngineRequest, ReadingRequest, TrainRequest, WellsRequest
+from .option_values import input_names, positional_options
+from .requests import ReadingRequest, TrainRequest, WellsRequest
 
-__all__ = ["ComparePlan", "CompareRequest", "TrainPlan", "load_resume", "plan_compare", "plan_train", "read_dataset",
-           "run_compare", "run_signature", "run_train"]
+__all__ = ["TrainPlan", "attribution_of", "load_resume", "plan_train", "read_dataset", "run_signature", "run_train",
+           "test_logs_of", "transformer_of"]
 
 #: Options of ``train`` that may differ between an interrupted run and its ``--resume`` (they do not change the result).
 _RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
@@ -81,7 +81,7 @@ def read_dataset(wells: WellsRequest, reading: ReadingRequest, *, inputs, target
     return ds
 
 
-def _test_logs(ds: WellDataset) -> list:
+def test_logs_of(ds: WellDataset) -> list:
     """The test logs, or the training logs (with a note saying so) when no test data were given."""
     if ds.test:
         return ds.test
@@ -89,7 +89,8 @@ def _test_logs(ds: WellDataset) -> list:
     return ds.train
 
 
-def _attribution(logs) -> str | None:
+def attribution_of(logs) -> str | None:
+    """The Volve licence line when any of ``logs`` is a Volve well, else None."""
     return ATTRIBUTION if any(map(is_volve, logs)) else None
 
 
@@ -164,7 +165,7 @@ def plan_train(request: TrainRequest) -> TrainPlan:
     ensemble = bool(plugs.ensemble)               # an ensemble reads and calibrates on its validation data itself
     ds = read_dataset(request.wells, request.reading, inputs=names, target=target, window=request.transformer.window,
                       val_data=() if ensemble else None)
-    test_logs = _test_logs(ds)
+    test_logs = test_logs_of(ds)
     t = request.transformer
     wm = WellModel(names, target, log_target=request.log_target, window=t.window, stride=t.stride,
                    positions=t.positions, model=model.set_params(progress=t.progress),
@@ -189,7 +190,7 @@ def run_train(plan: TrainPlan) -> dict:
         raise InputError(f"run_train runs one transformer; a {plan.kind} plan is run by its own experiment")
     ds = plan.dataset
     return run_well_experiment(plan.request.out, ds.train, plan.test_logs, plan.wm, title="glassformer train",
-                               boundary=ds.boundary, attribution=_attribution([*ds.train, *ds.val, *ds.test]),
+                               boundary=ds.boundary, attribution=attribution_of([*ds.train, *ds.val, *ds.test]),
                                overwrite=True, callbacks=plan.callbacks, val_logs=ds.val,
                                config=_train_config(plan.request, ds))
 
@@ -302,123 +303,3 @@ def load_resume(resume, request: TrainRequest):
         raise InputError(f"--resume {resume}: the checkpoint was written with other options "
                          f"({'; '.join(differ)}); rerun with the options of the interrupted run")
     return ck, folder
-
-
-# --------------------------------------------------------------------------- glassformer compare
-@dataclass(frozen=True)
-class CompareRequest:
-    """``glassformer compare``: the transformer, a bidirectional LSTM and the baselines on one split.
-
-    Attributes
-    ----------
-    out : str
-        The run folder.
-    demo_name : str or None
-        A demonstration's data (``"porosity"``, ``"synthetic-wells"``, ``"real-wells"``) instead of ``wells``.
-    inputs, target, log_target :
-        Input curves (the first is porosity), target curve, whether log10 of it is modelled.
-    window, stride, epochs, hidden_size :
-        Samples per window, step between training windows, most epochs of both networks (None: 30
-        on wells, the demo's own with ``demo_name``), the LSTM's hidden size per direction.
-    positional, wavelengths :
-        The transformer's positional encoding (positions are sample indices).
-    n_seeds : int or None
-        Seeds 42, 0, 1, ... (None: 1 on wells, the demo's own count with ``demo_name``).
-    """
-
-    out: str
-    demo_name: str | None = None
-    inputs: tuple = ()
-    target: str | None = None
-    log_target: bool = False
-    wells: WellsRequest = field(default_factory=WellsRequest)
-    reading: ReadingRequest = field(default_factory=ReadingRequest)
-    window: int = 32
-    stride: int | None = None
-    epochs: int | None = None
-    hidden_size: int = 16
-    positional: str = "sinusoidal"
-    wavelengths: tuple = ()
-    n_seeds: int | None = None
-    overwrite: bool = False
-    progress: bool = False
-    engine: EngineRequest = field(default_factory=EngineRequest)
-
-    @classmethod
-    def from_options(cls, params: Mapping[str, Any]) -> "CompareRequest":
-        """The request of ``glassformer compare``'s option values (click's ``ctx.params``)."""
-        plain = {f.name: params[f.name] for f in fields(cls) if f.name in params}
-        plain.update({k: tuple(v) for k, v in plain.items() if isinstance(v, list)})
-        return cls(**{**plain, "out": str(params["out"]), "wells": WellsRequest.pick(params),
-                      "reading": ReadingRequest.pick(params), "engine": EngineRequest.pick(params)})
-
-
-@dataclass
-class ComparePlan:
-    """A checked ``compare`` request: ``kind`` ``"demo"`` (run by the demonstrations' catalogue with
-    ``seeds``) or ``"wells"`` (:func:`run_compare`), with the inputs, the transformer and the wells read."""
-
-    request: CompareRequest
-    kind: str
-    seeds: list | None = None
-    names: list = field(default_factory=list)
-    model: Any = None
-    dataset: WellDataset | None = None
-    test_logs: list = field(default_factory=list)
-
-
-def plan_compare(request: CompareRequest) -> ComparePlan:
-    """Check ``request`` whole and read its wells; nothing is written.
-
-    Raises
-    ------
-    InputError
-        A non-empty ``--out`` without ``--overwrite``; ``--demo`` with wells, engines or positional
-        options; wells without inputs or target; positional options that do not fit.
-    """
-    check_out_folder(request.out, overwrite=request.overwrite)   # created once the inputs are valid
-    wells = request.wells
-    if request.demo_name:
-        if wells.data or wells.manifest:
-            raise InputError("give either --demo or --data / --manifest, not both")
-        if request.engine.jobs or request.engine.scheduler:
-            raise InputError("--jobs / --scheduler apply to --data runs; a --demo runs its seeds in this process")
-        if request.positional != "sinusoidal" or request.wavelengths:
-            raise InputError("--positional / --wavelengths apply to --data runs; a --demo uses its own model")
-        return ComparePlan(request, "demo", seeds=seed_list(request.n_seeds) if request.n_seeds else None)
-    missing = [name for name, v in (("--data", wells.data or wells.manifest), ("--inputs", request.inputs),
-                                    ("--target", request.target)) if not v]
-    if missing:
-        raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
-    names = input_names(request.inputs)
-    opts = positional_options(request.positional, request.wavelengths, "index", request.window, None)
-    model = SequenceRegressor(positional=request.positional, positional_options=opts)
-    if implied_d_model(request.positional, opts) is not None:       # e.g. 2 x the number of wavelengths
-        model.set_params(d_model=implied_d_model(request.positional, opts))
-    ds = read_dataset(wells, request.reading, inputs=names, target=request.target, window=request.window)
-    return ComparePlan(request, "wells", seeds=seed_list(request.n_seeds or 1), names=names, model=model,
-                       dataset=ds, test_logs=_test_logs(ds))
-
-
-def run_compare(plan: ComparePlan) -> dict:
-    """Run a ``"wells"`` plan of :func:`plan_compare` (its seeds on the request's engine); returns the metrics.
-
-    Raises
-    ------
-    InputError
-        A ``"demo"`` plan (the demonstrations' catalogue runs those).
-    """
-    if plan.kind != "wells":
-        raise InputError("run_compare runs a comparison on wells; a --demo runs through the demonstrations")
-    r, ds = plan.request, plan.dataset
-    config = {k: (list(map(str, v)) if isinstance(v, tuple) else v)
-              for k, v in (("data", r.wells.data), ("manifest", r.wells.manifest), ("train_depth", r.wells.train_depth),
-                           ("test_depth", r.wells.test_depth), ("test_data", r.wells.test_data),
-                           ("val_data", r.wells.validation_data), ("aliases", r.wells.aliases))}
-    with make_engine(jobs=r.engine.jobs, scheduler=r.engine.scheduler) as engine:
-        return compare_wells(r.out, ds.train, plan.test_logs, inputs=plan.names, target=r.target,
-                             log_target=r.log_target, window=r.window, stride=r.stride, epochs=r.epochs or 30,
-                             seeds=plan.seeds, hidden_size=r.hidden_size, boundary=ds.boundary,
-                             attribution=_attribution([*ds.train, *ds.val, *ds.test]), model=plan.model,
-                             progress=r.progress, val_logs=ds.val, validation=r.wells.validation_split,
-                             engine=engine, config={**config, "curves_used": ds.curves_used})

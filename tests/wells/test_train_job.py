@@ -7,7 +7,8 @@ import pytest
 
 from glassformer.errors import InputError
 from glassformer.wells.requests import EngineRequest, PlugsRequest, TrainRequest, TransformerRequest, WellsRequest
-from glassformer.wells.train_job import CompareRequest, plan_compare, plan_train, run_signature
+from glassformer.wells.compare_job import CompareRequest, plan_compare
+from glassformer.wells.train_job import plan_train, run_signature
 
 
 def _request(tmp_path, **kw) -> TrainRequest:
