@@ -137,13 +137,9 @@ class WellExperiment:
         runs = [{k: r[k] for k in ("seed", "metrics", "parameters", "seconds")} for r in results]
         if len(results) > 1:
             for r in results:
-                say(f"  seed {r['seed']}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}"
-                                                        for k, v in r["metrics"]["test"].items()
-                                                        if v["rmse"] is not None))
+                say(_seed_line(r))
         head = results[0]
-        fitted = load_fitted(head["model_dir"])          # the first seed's model, as every engine saved it
-        fitted.n_train_windows_ = head["n_train_windows"]
-        fitted.fit_seconds_ = dict(head["seconds"])
+        fitted = _first_seed_model(head)
         train_rows, test_rows = head["rows"]
         train_metrics, test_metrics = head["metrics"]["train"], head["metrics"]["test"]
         unit = _unit(fitted)
@@ -218,6 +214,21 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     # The default engine leaves the BLAS threads as the caller set them, as a plain fit does.
     return run_experiment(experiment, out, engine=engine if engine is not None else SerialEngine(blas_threads=None),
                           overwrite=overwrite, report=report)
+
+
+def _seed_line(result: dict) -> str:
+    """One seed's test RMSE per model, on one line."""
+    return f"  seed {result['seed']}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}"
+                                                  for k, v in result["metrics"]["test"].items()
+                                                  if v["rmse"] is not None)
+
+
+def _first_seed_model(head: dict) -> WellModel:
+    """The first seed's fitted model, loaded from the folder its task saved it into (the same on every engine)."""
+    fitted = load_fitted(head["model_dir"])
+    fitted.n_train_windows_ = head["n_train_windows"]
+    fitted.fit_seconds_ = dict(head["seconds"])
+    return fitted
 
 
 def _unit(wm: WellModel) -> str:
