@@ -53,7 +53,10 @@ chapter_model_backward  # glassformer.nn.reference: the chapter's equations, rea
 mse_backward        #   them against the fast tier); the trainer runs the fast kernels
 _.token_to_id       # tokenizers: the id of one token
 _.decode_batch      # tokenizers: decode every row of a batch
-run_experiment      # glassformer.runs: the experiment protocol's driver, public API of the well job
+run_folds           # glassformer.wells.cv: the folds alone, without a run folder (notebooks/03)
+run_sweep           # glassformer.wells.sweep: a sweep in two steps from a script, the choice first ...
+finish_sweep        #   ... then the test score (tests/wells/test_sweep.py)
+score_chosen        # glassformer.wells.sweep: the chosen setting's test score alone
 # The request objects of the command line, while the commands move onto them (each line goes when its use lands).
 _.core_target       # PlugsRequest: read by the run on core plugs
 _.no_depth_match    # PlugsRequest

@@ -11,7 +11,7 @@ import math
 
 import click
 
-from ..data import describe_use, parse_units, read_wells
+from ..data import parse_units, read_wells
 from ..data.units import curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
@@ -20,7 +20,7 @@ from ..wells.option_values import implied_d_model, input_names, positional_optio
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
-           "positional_options", "read_user_wells", "reading_options", "report_dataset", "target_name", "well_options"]
+           "positional_options", "read_user_wells", "reading_options", "target_name", "well_options"]
 
 
 def positional_names() -> list:
@@ -177,13 +177,3 @@ def well_options(command):
     ]):
         command = decorator(command)
     return command
-
-
-def report_dataset(ds, aliases) -> None:
-    """Say which curves were read under another name (stdout), and the checks' warnings (stderr)."""
-    for well, used in ds.curves_used.items():
-        for asked, curve in used.items():
-            if asked != curve:
-                click.echo(f"note: well {well}: {describe_use(asked, curve, aliases)}")
-    for line in ds.warnings:
-        click.echo(f"warning: {line}", err=True)

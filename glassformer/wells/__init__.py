@@ -15,7 +15,8 @@ module                 what it holds
 ``train_job``          the train request checked, planned and run (``--resume`` checked too)
 ``compare_job``        the compare request checked, planned and run
 ``option_values``      curve lists and positional-encoding options as a request gives them
-``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
+``cv``                 blind-well folds over whole wells (leave one well out, grouped K-fold): one task per fold
+``cv_experiment``      cross-validation as an experiment: its request, its run folder (``glassformer cv``)
 ``tables``             the plain-text tables the CLI prints
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
 ``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
@@ -32,6 +33,8 @@ module                 what it holds
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
 ``seeds``              one seed's fit as an engine task (the one loop over seeds of train and compare)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
+``sweep_settings``     the grid of transformer settings, and one setting's fit as an engine task
+``sweep_request``      ``glassformer sweep``'s request: training, validation and test parts, checked
 =====================  ========================================================================
 
 ``glassformer train``, ``predict``, ``compare``, ``cv``, ``sweep`` and the well demos are thin layers
