@@ -1,20 +1,21 @@
 """``glassformer train``: fit the well transformer on the user's LAS/CSV wells, beside the baselines.
 
 The command fills a :class:`~glassformer.wells.requests.TrainRequest` from its options;
-:func:`glassformer.wells.train_job.plan_train` checks it and reads the wells, and the plan runs as one
-transformer (:func:`~glassformer.wells.train_job.run_train`), a deep ensemble or a run on core plugs.
+:func:`glassformer.wells.train_job.plan_train` checks it and reads the wells, and
+:func:`~glassformer.wells.train_job.run_train` runs the plan: one transformer beside the baselines,
+a deep ensemble, or a run on core plugs.
 """
 
 from __future__ import annotations
 
 import click
 
-from ..parallel import engine_from_click, engine_options
+from ..parallel import engine_options
 from ..train import TrainingInterrupted
 from ..wells.requests import TrainRequest
 from ..wells.train_job import plan_train, run_train
-from .core import core_options, run_core_command, run_ensemble_command
 from .options import GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, positional_names, target_name, well_options
+from .plugs import plugs_options
 from .resume import resume_hint
 
 
@@ -52,7 +53,7 @@ from .resume import resume_hint
 @click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
-@core_options
+@plugs_options
 @engine_options
 def train(**_options):
     """Train a transformer on well logs and report it beside the baselines.
@@ -85,20 +86,10 @@ def train(**_options):
     ctx = click.get_current_context()
     request = TrainRequest.from_options(ctx.params)
     plan = plan_train(request)                   # every rule checked and the wells read before --out exists
-    if plan.kind == "single":
-        try:
-            run_train(plan)
-        except TrainingInterrupted as exc:
-            click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
-                       f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)
-            ctx.exit(exc.exit_status)
-        click.echo(f"Wrote {request.out}")
-        return
-    t = request.transformer
-    with engine_from_click(request.engine.jobs, request.engine.scheduler) as engine:
-        if plan.kind == "core":
-            return run_core_command(request, names=plan.names, log_target=request.log_target, model=plan.model,
-                                    window=t.window, stride=t.stride, positions=t.positions, engine=engine)
-        ds = plan.dataset
-        return run_ensemble_command(request, train_logs=ds.train, test_logs=plan.test_logs, logs=ds.wells, wm=plan.wm,
-                                    boundary=ds.boundary, engine=engine)
+    try:
+        run_train(plan)
+    except TrainingInterrupted as exc:
+        click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
+                   f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)
+        ctx.exit(exc.exit_status)
+    click.echo(f"Wrote {request.out}")

@@ -118,13 +118,13 @@ class WellExperiment:
         Raises
         ------
         InputError
-            No seed; settings the network refuses (e.g. ``d_model`` not divisible by the number of
-            heads), as the layers word them.
+            No seed; settings the transformer refuses (e.g. ``d_model`` not divisible by the number
+            of heads: :meth:`~glassformer.models.SequenceRegressor.check_params`).
         """
         if not self.seed_values():
             raise InputError("seeds: give at least one seed")
-        if self.wm.model is not None:              # the layers check their own settings as they are built
-            clone(self.wm.model).build_network(len(self.wm.input_names))
+        if self.wm.model is not None:
+            self.wm.model.check_params()
 
     def tasks(self, out: Path) -> list:
         """One :func:`~glassformer.wells.seeds.fit_seed` task per seed (the first carries the callbacks)."""

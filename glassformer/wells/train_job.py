@@ -22,13 +22,12 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from sklearn.base import clone
-
 from .. import io
 from ..data import describe_use, parse_units
-from ..data.volve import ATTRIBUTION, CORE_PERMEABILITY, is_volve
+from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError, ModelFileError
 from ..models import SequenceRegressor
+from ..parallel import make_engine
 from ..reporting import say, warn
 from ..runs import check_out_folder
 from ..train import ResumeFrom, SaveCheckpoint
@@ -36,6 +35,7 @@ from .dataset import WellDataset, build_dataset
 from .experiment import run_well_experiment
 from .model import WellModel
 from .option_values import input_names, positional_options
+from .plugs_request import check_plugs_request, run_ensemble_request, run_plugs_request
 from .requests import ReadingRequest, TrainRequest, WellsRequest
 
 __all__ = ["TrainPlan", "attribution_of", "load_resume", "plan_train", "read_dataset", "run_signature", "run_train",
@@ -43,10 +43,6 @@ __all__ = ["TrainPlan", "attribution_of", "load_resume", "plan_train", "read_dat
 
 #: Options of ``train`` that may differ between an interrupted run and its ``--resume`` (they do not change the result).
 _RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
-#: Options that mean something only with --core, and those that need --core or --ensemble.
-_CORE_ONLY = ("core_target", "test_cores", "validation_cores", "pretrain_data", "depth_shift", "no_depth_match",
-              "shifts_file")
-_ENSEMBLE_OR_CORE = ("validation_depth",)      # --validation-data also stops a single run's training early
 _NO_TEST_NOTE = "note: no --test-depth / --test-data given: the 'test' metrics are on the training interval"
 
 
@@ -103,8 +99,8 @@ class TrainPlan:
     ----------
     request : TrainRequest
     kind : {"single", "ensemble", "core"}
-        One transformer beside the baselines (:func:`run_train`), a deep ensemble on the log
-        target, or a run on core plugs (the last two are run by the command line's core module).
+        One transformer beside the baselines, a deep ensemble on the log target, or a run on core
+        plugs (each run by :func:`run_train`).
     names : list of str
         The input curves.
     model : SequenceRegressor
@@ -136,21 +132,17 @@ def plan_train(request: TrainRequest) -> TrainPlan:
     ------
     InputError
         A rule of the request broken (one line naming the options): core options without
-        ``--core``, ``--jobs``/``--scheduler`` without an ensemble, no ``--target`` without
+        ``--core``, ``--jobs``/``--scheduler`` without an ensemble
+        (:func:`~glassformer.wells.plugs_request.check_plugs_request`), no ``--target`` without
         ``--core``, a target that is also an input, a learning rate that is not a finite number
         > 0, a non-empty ``--out`` without ``--overwrite``, a checkpoint of other options.
     DataFileError, ModelFileError
         Wells or a checkpoint that cannot be read.
     """
-    _check_core_use(request)
-    plugs, engine = request.plugs, request.engine
-    if (engine.jobs is not None or engine.scheduler is not None) and not (plugs.core is not None or plugs.ensemble):
-        raise InputError("--jobs and --scheduler run the members of an ensemble: use them with --core or --ensemble K")
+    check_plugs_request(request)                 # the options of core plugs and ensembles, --jobs, --resume
+    plugs = request.plugs
     names = input_names(request.inputs)
     model = transformer_of(request)
-    if plugs.core is not None or plugs.ensemble:
-        # a single run's experiment checks its transformer before --out exists; these two runs do not (yet)
-        clone(model).build_network(len(names))
     if plugs.core is not None:
         check_out_folder(request.out, overwrite=request.overwrite)
         return TrainPlan(request, "core", names, model)
@@ -175,24 +167,30 @@ def plan_train(request: TrainRequest) -> TrainPlan:
 
 
 def run_train(plan: TrainPlan) -> dict:
-    """Run a ``"single"`` plan of :func:`plan_train` into ``plan.request.out``; returns the metrics.
+    """Run a plan of :func:`plan_train` into ``plan.request.out``; returns the metrics.
+
+    ``"single"``: one transformer beside the baselines (:func:`~glassformer.wells.run_well_experiment`,
+    with the checkpoints); ``"ensemble"`` and ``"core"``: a deep ensemble on the log target or a run
+    on core plugs (:mod:`glassformer.wells.plugs_request`), their members on the request's engine.
 
     Raises
     ------
-    InputError
-        A plan of another kind (an ensemble or core plugs run elsewhere).
     DivergenceError
         Training diverged (the last good model is in ``out/model``).
     TrainingInterrupted
         SIGINT or SIGTERM: a checkpoint was saved into ``out/checkpoint``.
     """
-    if plan.kind != "single":
-        raise InputError(f"run_train runs one transformer; a {plan.kind} plan is run by its own experiment")
-    ds = plan.dataset
-    return run_well_experiment(plan.request.out, ds.train, plan.test_logs, plan.wm, title="glassformer train",
-                               boundary=ds.boundary, attribution=attribution_of([*ds.train, *ds.val, *ds.test]),
-                               overwrite=True, callbacks=plan.callbacks, val_logs=ds.val,
-                               config=_train_config(plan.request, ds))
+    request, ds = plan.request, plan.dataset
+    if plan.kind == "single":
+        return run_well_experiment(request.out, ds.train, plan.test_logs, plan.wm, title="glassformer train",
+                                   boundary=ds.boundary, attribution=attribution_of([*ds.train, *ds.val, *ds.test]),
+                                   overwrite=True, callbacks=plan.callbacks, val_logs=ds.val,
+                                   config=_train_config(request, ds))
+    with make_engine(jobs=request.engine.jobs, scheduler=request.engine.scheduler) as engine:
+        if plan.kind == "core":
+            return run_plugs_request(request, names=plan.names, model=plan.model, engine=engine)
+        return run_ensemble_request(request, train_logs=ds.train, test_logs=plan.test_logs, logs=ds.wells,
+                                    wm=plan.wm, engine=engine)
 
 
 def transformer_of(request: TrainRequest) -> SequenceRegressor:
@@ -202,38 +200,17 @@ def transformer_of(request: TrainRequest) -> SequenceRegressor:
     ------
     InputError
         A learning rate that is not a finite number > 0; a positional encoding whose options do
-        not fit (:func:`~glassformer.wells.option_values.positional_options`).
+        not fit (:func:`~glassformer.wells.option_values.positional_options`); settings the
+        estimator refuses (:meth:`~glassformer.models.SequenceRegressor.check_params`).
     """
     t = request.transformer
     if not (math.isfinite(t.lr) and t.lr > 0):
         raise InputError(f"--lr: the learning rate must be a finite number > 0, got {t.lr}")
-    return SequenceRegressor(d_model=t.d_model, num_heads=t.heads, num_layers=t.layers, positional=t.positional,
-                             positional_options=positional_options(t.positional, t.wavelengths, t.positions,
-                                                                   t.window, t.d_model),
-                             lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
-
-
-def _check_core_use(request: TrainRequest) -> None:
-    """Refuse core options without ``--core`` (and validation depths without ``--core`` or ``--ensemble``),
-    and ``--resume`` with either."""
-    plugs = request.plugs
-
-    def given(name):
-        value = getattr(plugs, name)
-        return bool(value) and value != {"core_target": CORE_PERMEABILITY}.get(name)
-
-    if plugs.core is None:
-        for name in _CORE_ONLY:
-            if given(name):
-                raise InputError(f"--{name.replace('_', '-')} is used only with --core CORE_TABLE.csv")
-        if not plugs.ensemble:
-            for name in _ENSEMBLE_OR_CORE:
-                if given(name):
-                    raise InputError(f"--{name.replace('_', '-')} is used only with --core or --ensemble K")
-    elif request.resume:
-        raise InputError("--resume continues one interrupted transformer; it is not available with --core")
-    if plugs.ensemble and request.resume:
-        raise InputError("--resume continues one interrupted transformer; it is not available with --ensemble")
+    model = SequenceRegressor(d_model=t.d_model, num_heads=t.heads, num_layers=t.layers, positional=t.positional,
+                              positional_options=positional_options(t.positional, t.wavelengths, t.positions,
+                                                                    t.window, t.d_model),
+                              lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
+    return model.check_params()          # the estimator's own rules (d_model and heads), before any file is written
 
 
 def _checkpoints(request: TrainRequest) -> tuple[list, bool]:
