@@ -41,6 +41,8 @@ chapter_source      # glassformer.selftest.published: the chapter's reference (n
 bug_reports         # glassformer.selftest.published: every published case (the tests compare them all)
 EXIT_USAGE          # glassformer.wells.batch: names predict's exit status 2 beside 0 and 3 (cli.main returns it)
 run_batch           # glassformer.wells.batch: many wells in one call (README, benchmarks/field_scale.py)
+engine_from_click   # glassformer.parallel: the started engine of --jobs/--scheduler values, for a user's own click
+                    #   command (tests/parallel/test_options.py); glassformer's commands build theirs from requests
 padding_mask        # glassformer.nn: PyTorch's key_padding_mask, built from sequence lengths
 get_positional_encoding  # glassformer.nn.positional: an additive encoding by name (build_positional's sibling)
 clip_grad_norm      # glassformer.train: torch.nn.utils.clip_grad_norm_ over Parameters

@@ -11,7 +11,6 @@ import math
 
 import click
 
-from ..data import parse_units, read_wells
 from ..data.units import STATED_UNITS, curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
@@ -20,7 +19,7 @@ from ..wells.option_values import implied_d_model, input_names, positional_optio
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
-           "positional_options", "reading_options", "target_name", "well_options"]
+           "positional_options", "target_name", "well_options"]
 
 
 def positional_names() -> list:
@@ -130,12 +129,6 @@ def file_options(command):
     ]):
         command = decorator(command)
     return command
-
-
-def reading_options(params: dict) -> dict:
-    """``{"units", "depth_column", "sheet"}`` of :func:`file_options`' values (``--unit`` parsed)."""
-    return {"units": parse_units(params.get("units")), "depth_column": params.get("depth_column"),
-            "sheet": params.get("sheet")}
 
 
 def well_options(command):
