@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from .reductions import TILE_MIN_ROWS, _ones, centre, row_mean, row_sum, rows, with_row_vector
+from .reductions import TILE_MIN_ROWS, centre, ones_vector, row_mean, row_sum, rows, with_row_vector
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
@@ -80,7 +80,7 @@ def linear_backward(dy, x, weight, has_bias=True):
     else:
         dy2, x2 = dy.reshape(-1, dy.shape[-1]), x.reshape(-1, x.shape[-1])   # (N, out), (N, in)
         dW = dy2.T @ x2                                         # (out, in)
-    db = (_ones(dy2.shape[-2], dy2.dtype) @ dy2) if has_bias else None      # (out,) column sums
+    db = (ones_vector(dy2.shape[-2], dy2.dtype) @ dy2) if has_bias else None      # (out,) column sums
     dx = dy2 * weight if weight.shape[-2] == 1 else dy2 @ weight
     return dx.reshape(x.shape), dW, db                          # dx (..., in)
 
@@ -193,7 +193,7 @@ def layer_norm_backward(dy, xhat, rstd, weight):
         dweight = dbias = None
         dxhat, m2 = dy2, row_mean(dy2 * xh)                     # (N, D), (N, 1)
     else:
-        ones = _ones(dy2.shape[-2], dy2.dtype)
+        ones = ones_vector(dy2.shape[-2], dy2.dtype)
         dyx = dy2 * xh
         dweight, dbias = ones @ dyx, ones @ dy2                 # (D,) column sums
         dxhat = dy2 * (weight[:, None, :] if members else weight)
