@@ -375,15 +375,15 @@ def scaled_dot_product_attention(q, k, v, allowed=None, bias=None, scale=None, k
             attention_weights(q, k, allowed, bias, scale, record, members, k_t=k_t, k_bound=k_bound)
         return np.matmul(A if keep is None else A * keep, v, out=out), A         # (..., L, dv)
     exp_scores, denom = _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound)
-    if need_weights and denom is not None:                      # training: A is kept, so divide it once
-        A = exp_scores
-        A /= denom                                              # in place: exp(S - m) becomes the weights A
-        return np.matmul(A, v, out=out), A                      # (..., L, dv) A V, reference.attention's U
     out = np.matmul(exp_scores, v, out=out)                     # (..., L, dv) exp(S - m) v
     if denom is None:                                           # members took different paths: already A
         return out, exp_scores
     out /= denom                                                # (exp(S - m) v) / sums = A V, reference.attention's U
-    return out, None
+    if not need_weights:
+        return out, None
+    A = exp_scores
+    A /= denom                                                  # in place: exp(S - m) becomes the weights A
+    return out, A
 
 
 def scaled_dot_product_attention_backward(dout, q, k, v, A, scale=None, keep=None, fixed_weights=False, *,
