@@ -29,7 +29,7 @@ _.format_version    # LoadedModel: the file format version a model was read from
 _.error_type        # TaskOutcome: the exception class of a failed task, for reports
 _.urls              # BugReport: where a published case comes from
 _.valid_m           # VolveWell: where porosity and permeability are both present (m)
-_.plug_sample       # CoreOnLog: which plug each merged sample comes from
+_.plug_sample       # PlugsOnLog: which plug each merged sample comes from
 _.description       # PositionalSpec: what an encoding is, in words, for a user reading REGISTRY
 
 # --- public API that users call and the package itself does not ----------------------------------
@@ -53,11 +53,10 @@ chapter_model_backward  # glassformer.nn.reference: the chapter's equations, rea
 mse_backward        #   them against the fast tier); the trainer runs the fast kernels
 _.token_to_id       # tokenizers: the id of one token
 _.decode_batch      # tokenizers: decode every row of a batch
-run_experiment      # glassformer.runs: the experiment protocol's driver, public API of the well job
+fit_ensemble        # glassformer.wells: a deep ensemble in one call (the runs use its tasks: member_tasks)
+fit_pretrained_ensemble  # glassformer.wells: the same, pretrained on a log-derived curve and fine-tuned
+run_folds           # glassformer.wells.cv: the folds alone, without a run folder (notebooks/03)
+run_sweep           # glassformer.wells.sweep: a sweep in two steps from a script, the choice first ...
+finish_sweep        #   ... then the test score (tests/wells/test_sweep.py)
+score_chosen        # glassformer.wells.sweep: the chosen setting's test score alone
 # The request objects of the command line, while the commands move onto them (each line goes when its use lands).
-_.core_target       # PlugsRequest: read by the run on core plugs
-_.no_depth_match    # PlugsRequest
-_.depth_shift       # PlugsRequest
-_.pretrain_data     # PlugsRequest
-TrainRequest        # glassformer train's request
-_.from_options      # TrainRequest: filled from click's option values

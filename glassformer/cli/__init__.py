@@ -5,7 +5,7 @@ command     module
 ==========  ========================================================================
 demo        :mod:`.demo` (the demonstrations, found through an entry point)
 train       :mod:`.train`
-core-match  :mod:`.core_match` (per-run depth shifts of a core table, on their own)
+core-match  :mod:`.plugs_match` (per-run depth shifts of a core table, on their own)
 predict     :mod:`.predict`
 compare     :mod:`.compare`
 cv          :mod:`.cv` (blind-well cross-validation)
@@ -30,7 +30,7 @@ from ..errors import GlassformerError
 from ..reporting import shown
 from ..selftest import check_command
 from .compare import compare as compare_command
-from .core_match import core_match as core_match_command
+from .plugs_match import core_match as core_match_command
 from .cv import cv as cv_command
 from .demo import demo as demo_command
 from .predict import predict as predict_command

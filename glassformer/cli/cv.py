@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import click
-from sklearn.base import clone
 
-from ..data.volve import ATTRIBUTION, is_volve
-from ..errors import InputError
-from ..models import LSTMRegressor, SequenceRegressor
-from ..parallel import engine_from_click, engine_options
-from ..runs import check_out_folder
-from ..wells import WellModel, build_dataset, seed_list
-from ..wells.cv_run import cross_validate
-from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, reading_options, report_dataset,
-                      target_name)
+from ..parallel import engine_options
+from ..wells.cv_experiment import CvRequest, run_cv
+from .options import DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, target_name
+
+
+def _input_names(ctx, param, inputs) -> tuple:
+    """``--inputs`` as curve names (a click callback; commas also separate)."""
+    return tuple(input_names(inputs))
 
 
 @click.command("cv", cls=GreedyCommand)
@@ -22,10 +20,10 @@ from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names,
 @click.option("--manifest", default=None, type=click.Path(exists=True, dir_okay=False),
               help="CSV of wells (columns file, well, top, base; role is ignored: every well is held out once), "
                    "instead of or besides --data.")
-@click.option("--depth", "depth", multiple=True,
+@click.option("--depth", "train_depth", multiple=True,
               help=f"Interval of the wells: {DEPTH_SPEC_HELP}. Default: each well's whole valid log.")
-@click.option("--inputs", required=True, multiple=True, help="Input curve mnemonics, e.g. --inputs PHIF VSH SW "
-                                                             "(first = porosity).")
+@click.option("--inputs", required=True, multiple=True, callback=_input_names,
+              help="Input curve mnemonics, e.g. --inputs PHIF VSH SW (first = porosity).")
 @click.option("--target", callback=target_name, required=True,
               help="Target curve (its name, or its header as written, e.g. \"Perm (mD)\"), e.g. KLOGH.")
 @click.option("--log-target/--no-log-target", default=False, show_default=True,
@@ -51,13 +49,15 @@ from .options import (DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names,
               help="Early stopping on the deepest 10 % of each training well, or none (the training loss).")
 @click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
               help="Seeds per fold (42, 0, 1, ...); records average over them.")
+@click.option("--recommend/--no-recommend", default=False, show_default=True,
+              help="Also recommend a model chosen on inner folds of each fold's training wells (every model "
+                   "refitted there) and report the held-out score of that choice. Costs W x W fold fits instead of "
+                   "W for W wells (9 instead of 3); needs 3 wells or more.")
 @engine_options
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=False, show_default=True, help="Progress bars on stderr.")
-def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_column, sheet, n_folds, window, stride,
-       epochs, d_model, heads, layers,
-       lr, hidden_size, lstm, validation_split, n_seeds, jobs, scheduler, out, overwrite, progress):
+def cv(**options):
     """Cross-validate on blind wells: every well is predicted by models trained on the others.
 
     Leave-one-well-out by default (--folds K for grouped K-fold).  In every fold the transformer,
@@ -67,30 +67,6 @@ def cv(data, manifest, depth, inputs, target, log_target, aliases, units, depth_
     per fold, well and model, per-well and pooled metrics), predictions.csv, figures/per_well.png
     and report.html into --out.
     """
-    check_out_folder(out, overwrite=overwrite)
-    if not data and not manifest:
-        raise InputError("cv needs the wells: --data FILE (repeat it) or --manifest FILE")
-    names = input_names(inputs)
-    ds = build_dataset(list(data), inputs=names, target=target, train_depth=depth, manifest=manifest,
-                       aliases=list(aliases), **reading_options(click.get_current_context().params))
-    report_dataset(ds, ())
-    wells = [*ds.train, *ds.val, *ds.test]
-    seen = [g.name for g in wells]
-    if len(set(seen)) < len(seen):
-        raise InputError(f"cv holds out whole wells: list each well once (got {', '.join(seen)})")
-    too_short = [g.name for g in wells if len(g) < window]
-    if too_short:
-        raise InputError(f"--window {window}: longer than the interval of {', '.join(too_short)}")
-    model = SequenceRegressor(d_model=d_model, num_heads=heads, num_layers=layers, lr=lr, epochs=epochs,
-                              progress=progress)
-    clone(model).build_network(len(names))                 # a width the heads cannot split fails here, not in a fold
-    wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, validation=validation_split,
-                   model=model,
-                   lstm=LSTMRegressor(hidden_size=hidden_size, lr=lr, epochs=epochs, progress=progress) if lstm else None)
-    config = {"data": [str(p) for p in data], "manifest": manifest, "depth": list(depth), "aliases": list(aliases),
-              "curves_used": ds.curves_used, "epochs": epochs,
-              "transformer": {"d_model": d_model, "num_heads": heads, "num_layers": layers, "lr": lr}}
-    with engine_from_click(jobs, scheduler) as engine:
-        cross_validate(out, wells, wm, n_folds=n_folds, seeds=seed_list(n_seeds), engine=engine, echo=click.echo,
-                       config=config, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None, overwrite=True)
-    click.echo(f"Wrote {out}")
+    request = CvRequest.from_options(options)
+    run_cv(request)
+    click.echo(f"Wrote {request.out}")

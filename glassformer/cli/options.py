@@ -20,7 +20,7 @@ from ..wells import build_dataset
 
 __all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
-           "positional_options", "read_user_wells", "reading_options", "report_dataset", "target_name", "well_options"]
+           "positional_options", "reading_options", "report_dataset", "target_name", "well_options"]
 
 
 def positional_names() -> list:
@@ -211,13 +211,6 @@ def reading_options(params: dict) -> dict:
     """``{"units", "depth_column", "sheet"}`` of :func:`file_options`' values (``--unit`` parsed)."""
     return {"units": parse_units(params.get("units")), "depth_column": params.get("depth_column"),
             "sheet": params.get("sheet")}
-
-
-def read_user_wells(params: dict, paths) -> list:
-    """The wells of ``paths`` read as :func:`file_options` say (every sheet of a workbook unless --sheet)."""
-    reading = reading_options(params)
-    reading["stated_units"] = reading.pop("units")
-    return [g for p in paths for g in read_wells(p, **reading)]
 
 
 def well_options(command):

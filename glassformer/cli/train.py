@@ -12,7 +12,8 @@ from ..parallel import engine_from_click, engine_options
 from ..runs import check_out_folder
 from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
 from ..wells import WellModel, run_well_experiment
-from .core import check_core_use, core_options, run_core_command, run_ensemble_command, transformer_from_options
+from ..wells.requests import TrainRequest
+from .plugs import check_plugs_use, plugs_options, run_plugs_command, run_ensemble_command, transformer_from_options
 from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
                       positional_names, reading_options, target_name, well_options)
 from .resume import load_resume, resume_hint, run_signature
@@ -52,7 +53,7 @@ from .resume import load_resume, resume_hint, run_signature
 @click.option("--resume", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Continue an interrupted run from its checkpoint folder (OUT/checkpoint, or the run folder); "
                    "give the same options as the interrupted run.")
-@core_options
+@plugs_options
 @engine_options
 def train(data, manifest, train_depth, test_depth, test_data, aliases, units, depth_column, sheet, validation_split,
           inputs, target, log_target,
@@ -86,15 +87,12 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, units, de
     OUT/model.
     """
     ctx = click.get_current_context()
-    check_core_use(ctx.params)
-    if (jobs is not None or scheduler is not None) and not (core["core"] is not None or core["ensemble"]):
-        raise InputError("--jobs and --scheduler run the members of an ensemble: use them with --core or --ensemble K")
+    request = TrainRequest.from_options(ctx.params)
+    check_plugs_use(request)
     if core["core"] is not None:
         check_out_folder(out, overwrite=overwrite)
         with engine_from_click(jobs, scheduler) as engine:
-            return run_core_command(ctx.params, names=input_names(inputs), log_target=log_target,
-                                    model=transformer_from_options(ctx.params), window=window, stride=stride,
-                                    positions=positions, engine=engine)
+            return run_plugs_command(request, model=transformer_from_options(request), engine=engine)
     if target is None:
         raise click.UsageError("Missing option '--target' (or give --core to learn from core plugs).")
     callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
@@ -118,13 +116,13 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, units, de
     if not test_logs:
         test_logs = ds.train
         click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    model = transformer_from_options(ctx.params).set_params(progress=progress)   # checked before --out exists
+    model = transformer_from_options(request).set_params(progress=progress)   # checked before --out exists
     wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
                    model=model, validation=validation_split)
     if ensemble:
         with engine_from_click(jobs, scheduler) as engine:
-            return run_ensemble_command(ctx.params, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
-                                        boundary=ds.boundary, engine=engine)
+            return run_ensemble_command(request, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
+                                        engine=engine)
     wells = [*ds.train, *ds.val, *ds.test]
     try:
         run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,

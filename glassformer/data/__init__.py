@@ -9,7 +9,7 @@ windows, scaling, example data.
 * :mod:`~glassformer.data.units` -- depth units; porosity-like units as fraction or percent; units
   written in a table's headers.
 * :mod:`~glassformer.data.aliases` -- common mnemonics for the same quantity (PHIF, PHIE, ...).
-* :mod:`~glassformer.data.core`, :mod:`~glassformer.data.core_merge`,
+* :mod:`~glassformer.data.plugs`, :mod:`~glassformer.data.plugs_merge`,
   :mod:`~glassformer.data.depth_matching` -- core tables, plugs on the log grid, depth shifts.
 * :mod:`~glassformer.data.windows`, :mod:`~glassformer.data.scaling` -- model inputs.
 * :mod:`~glassformer.data.synthetic`, :mod:`~glassformer.data.volve` -- example data.
@@ -30,14 +30,14 @@ from .units import curve_name, depth_unit_from_string, split_header, volume_frac
 from .volve import ATTRIBUTION, VOLVE_WELLS, data_root, read_volve, volve_path
 from .welllog import WellLog, common_depth_unit
 from .windows import Windows, contiguous_runs, make_windows, stitch_windows, window_starts
-from .core import CoreTable, read_core
-from .core_merge import CoreOnLog, MergeReport, merge_core
+from .plugs import RUN_COLUMNS, PlugTable, read_plugs
+from .plugs_merge import PlugsOnLog, MergeReport, merge_plugs
 from .depth_matching import DepthMatch, RunShift, estimate_depth_shifts
 
 __all__ = [
     "ATTRIBUTION",
-    "CoreOnLog",
-    "CoreTable",
+    "PlugsOnLog",
+    "PlugTable",
     "DepthMatch",
     "MergeReport",
     "RunShift",
@@ -58,9 +58,9 @@ __all__ = [
     "depth_unit_from_string",
     "describe_use",
     "make_windows",
-    "merge_core",
+    "merge_plugs",
     "neighbor_dataset",
-    "read_core",
+    "read_plugs",
     "parse_aliases",
     "parse_units",
     "read_csv",

@@ -45,8 +45,8 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import DepthError, InputError
-from .core import CoreTable
-from .core_merge import log_step
+from .plugs import PlugTable
+from .plugs_merge import log_step
 
 __all__ = ["DepthMatch", "RunShift", "estimate_depth_shifts", "sample_curve"]
 
@@ -122,7 +122,7 @@ class DepthMatch:
 
     @property
     def shifts(self) -> dict:
-        """Run label -> shift, what :meth:`CoreTable.shifted` and ``merge_core`` take."""
+        """Run label -> shift, what :meth:`PlugTable.shifted` and ``merge_plugs`` take."""
         return {r.run: r.shift for r in self.runs}
 
     def override(self, shifts: Mapping) -> "DepthMatch":
@@ -214,14 +214,14 @@ def sample_curve(depth: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.nd
     return out
 
 
-def estimate_depth_shifts(core: CoreTable, log, *, curve: str = "PHIF", window: float = 2.0,
+def estimate_depth_shifts(plugs: PlugTable, log, *, curve: str = "PHIF", window: float = 2.0,
                           resolution: float | None = None, min_plugs: int = 10, per_run: bool = True,
                           sign: int = 1) -> DepthMatch:
     """Estimate the depth shift of each core run by correlating core porosity with a log curve.
 
     Parameters
     ----------
-    core : CoreTable
+    plugs : PlugTable
         Plugs with core porosity (any unit: the correlation is scale-free).
     log : WellLog
         The well's log, in the same depth unit as the core.
@@ -259,19 +259,19 @@ def estimate_depth_shifts(core: CoreTable, log, *, curve: str = "PHIF", window: 
     """
     values = np.asarray(log.curve(curve), dtype=np.float64)
     candidates = _candidates(window, resolution, log.depth)
-    _check(core, log, min_plugs, sign)
-    groups = core.run_labels if per_run else np.full(len(core), "all", dtype=object)
+    _check(plugs, log, min_plugs, sign)
+    groups = plugs.run_labels if per_run else np.full(len(plugs), "all", dtype=object)
     labels = tuple(dict.fromkeys(groups.tolist()))
     runs, curves = [], []
     for label in labels:
-        mine = (groups == label) & np.isfinite(core.porosity)
-        run, r = _one_run(label, core.depth[mine], core.porosity[mine], log.depth, values, candidates,
+        mine = (groups == label) & np.isfinite(plugs.porosity)
+        run, r = _one_run(label, plugs.depth[mine], plugs.porosity[mine], log.depth, values, candidates,
                           min_plugs, sign)
         runs.append(run)
         curves.append(r)
     too_few = [str(r.run) for r in runs if r.status == TOO_FEW]
     if too_few:
-        warnings.warn(f"{core.source}: run(s) {', '.join(too_few)} have fewer than {min_plugs} plugs with "
+        warnings.warn(f"{plugs.source}: run(s) {', '.join(too_few)} have fewer than {min_plugs} plugs with "
                       f"{curve} over the whole search window; their depth shift is left at 0",
                       UserWarning, stacklevel=2)
     return DepthMatch(curve=str(curve).upper(), candidates=candidates, correlations=np.array(curves),
@@ -294,16 +294,16 @@ def _candidates(window, resolution, depth) -> np.ndarray:
     return np.arange(-k, k + 1) * step  # (n_shifts,), 0 included exactly
 
 
-def _check(core, log, min_plugs, sign):
-    if core.depth_unit != log.depth_unit:
-        raise DepthError(f"{core.source}: core depths are in {core.depth_unit}, the log {log.name!r} is in "
+def _check(plugs, log, min_plugs, sign):
+    if plugs.depth_unit != log.depth_unit:
+        raise DepthError(f"{plugs.source}: core depths are in {plugs.depth_unit}, the log {log.name!r} is in "
                          f"{log.depth_unit}; convert one of them first")
     if isinstance(min_plugs, bool) or not isinstance(min_plugs, (int, np.integer)) or min_plugs < 3:
         raise InputError(f"min_plugs must be an integer >= 3 (a correlation needs 3 points), got {min_plugs!r}")
     if sign not in (1, -1):
         raise InputError(f"sign must be 1 or -1, got {sign!r}")
-    if not np.isfinite(core.porosity).any():
-        raise InputError(f"{core.source}: the core table has no porosity to match against the log")
+    if not np.isfinite(plugs.porosity).any():
+        raise InputError(f"{plugs.source}: the core table has no porosity to match against the log")
 
 
 def _one_run(label, depth, porosity, log_depth, values, candidates, min_plugs, sign):

@@ -55,6 +55,18 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
     def _make_network(self, n_features: int, n_targets: int):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def check_params(self) -> "WindowRegressor":
+        """Check the hyperparameters (as :meth:`build_network` and ``fit`` do first) without building
+        anything, so that a run refuses them before it writes a file; returns ``self``.
+
+        Raises
+        ------
+        InputError
+            Invalid hyperparameters (the message names the first).
+        """
+        self._check_hyperparameters(type(self).__name__)
+        return self
+
     def build_network(self, n_features: int, n_targets: int = 1):
         """Build and initialise ``network_`` for ``n_features`` inputs without training it.
 

@@ -25,7 +25,7 @@ y_hat), pick one layer and one sample, and call the plain functions.
 from ._common import MAX_LINE_COMPONENTS, MAX_MARKERS, save_figure  # noqa: F401
 from .logs import plot_comparison, plot_comparison_zoomed, plot_crossplot, plot_log_tracks, plot_prediction
 from .attention import plot_attention, plot_attention_heads, plot_cross_attention
-from .core import plot_core_on_log, plot_depth_match, plot_shift_correlation
+from .plugs import plot_plugs_on_log, plot_depth_match, plot_shift_correlation
 from .uncertainty import plot_coverage, plot_interval_vs_depth
 from .representations import (  # noqa: F401
     DEFAULT_STAGES, plot_embeddings, plot_positional_encoding, plot_qkv, plot_stages,
@@ -43,7 +43,7 @@ __all__ = [
     "plot_comparison_zoomed",
     "plot_attention_heads",
     "plot_comparison",
-    "plot_core_on_log",
+    "plot_plugs_on_log",
     "plot_coverage",
     "plot_cross_attention",
     "plot_crossplot",

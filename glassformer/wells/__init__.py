@@ -12,23 +12,27 @@ module                 what it holds
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
 ``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
-``cv``, ``cv_run``     blind-well cross-validation (leave one well out, grouped K-fold); its run folder
+``cv``                 blind-well folds over whole wells (leave one well out, grouped K-fold): one task per fold
+``cv_experiment``      cross-validation as an experiment: its request, its run folder (``glassformer cv``)
 ``tables``             the plain-text tables the CLI prints
 ``intervals``          P10/P50/P90 from an ensemble's spread, coverage, split-conformal calibration
 ``uncertainty``        interval width and score, the calibration chosen on validation, quantile baseline
 ``ensemble``           deep ensembles: K members from different seeds, pretraining + fine-tuning
-``core_split``         core plugs merged onto a log as a sparse target; train/validation/test cores
-``core_scoring``       baselines at core depths, metrics at plug depths only
-``core_experiment``    a complete core run folder (``glassformer train --core``)
-``core_report``        coverage before and after calibration, the verdict in words, the figures
-``core_uncertainty``   a core run's intervals: calibration chosen, scores per core run and depth zone
-``core_match``         per-run depth shifts on their own (``glassformer core-match``), read back
+``plugs_split``        core plugs merged onto a log as a sparse target; train/validation/test cores
+``plugs_scoring``      baselines at core depths, metrics at plug depths only
+``plugs_experiment``   a run on core plugs as an experiment (``glassformer train --core``)
+``plugs_report``       coverage before and after calibration, the verdict in words, the figures
+``plugs_uncertainty``  a run's intervals on core plugs: calibration chosen, scores per core run and depth zone
+``plugs_match``        per-run depth shifts on their own (``glassformer core-match``), read back
+``plugs_request``      ``train --core`` / ``--ensemble``: which options go together, reading, the run
 ``ensemble_experiment``  a deep ensemble on a log target, calibrated, scored on blind wells
 ``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
 ``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
+``sweep_settings``     the grid of transformer settings, and one setting's fit as an engine task
+``sweep_request``      ``glassformer sweep``'s request: training, validation and test parts, checked
 =====================  ========================================================================
 
 ``glassformer train``, ``predict``, ``compare``, ``cv``, ``sweep`` and the well demos are thin layers
@@ -37,15 +41,15 @@ over this package; a Python user does the same with :class:`WellModel` and :func
 
 from .baselines import PorosityPermeabilityTransform, TrainingMean
 from .checks import InputCheck, check_inputs, training_record
-from .core_experiment import run_core_experiment
-from .core_split import CoreSplit, CoreWell, prepare_core_well, split_cores
 from .dataset import WellDataset, WellEntry, build_dataset, read_manifest
 from .ensemble import DeepEnsemble, fit_ensemble, fit_member, fit_pretrained_ensemble
-from .ensemble_experiment import run_ensemble_experiment
+from .ensemble_experiment import EnsembleExperiment, run_ensemble_experiment
 from .intervals import ConformalScale, coverage_curve, ensemble_quantiles, interval_coverage
 from .evaluation import evaluate_split, metrics_by_well, regression_metrics, summarise_runs
 from .experiment import compare_wells, run_well_experiment, seed_list, with_seed
 from .model import BASELINE_NAMES, WellModel
+from .plugs_experiment import PlugsExperiment, run_plugs_experiment
+from .plugs_split import CoredWell, PlugSplit, prepare_cored_well, split_plugs
 from .splits import check_training_logs, choose_validation, deepest_blocks, forecast_logs
 from .tables import format_comparison_table, format_per_well_table, verdict
 from .tree_baselines import TREE_BASELINE_NAMES, TreeBaseline, rolling_context
@@ -61,7 +65,7 @@ __all__ = [
 
 # core plugs as targets, deep ensembles, P10/P50/P90 and their coverage
 __all__ += [
-    "ConformalScale", "CoreSplit", "CoreWell", "DeepEnsemble", "coverage_curve", "ensemble_quantiles", "fit_ensemble",
-    "fit_member", "fit_pretrained_ensemble", "interval_coverage", "prepare_core_well", "run_core_experiment",
-    "run_ensemble_experiment", "split_cores",
+    "ConformalScale", "CoredWell", "DeepEnsemble", "EnsembleExperiment", "PlugSplit", "PlugsExperiment",
+    "coverage_curve", "ensemble_quantiles", "fit_ensemble", "fit_member", "fit_pretrained_ensemble",
+    "interval_coverage", "prepare_cored_well", "run_ensemble_experiment", "run_plugs_experiment", "split_plugs",
 ]

@@ -27,10 +27,12 @@ from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from ..data import WellLog
 from ..errors import InputError
 from ..parallel import SerialEngine
+from ..reporting import say
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
 from .model import WellModel, with_seed
 
-__all__ = ["cv_folds", "cv_tasks", "log_from_item", "log_to_item", "run_fold", "run_folds", "summarise_folds"]
+__all__ = ["cv_folds", "cv_tasks", "fold_lines", "log_from_item", "log_to_item", "run_fold", "run_folds",
+           "summarise_folds"]
 
 
 def log_to_item(log) -> dict:
@@ -178,17 +180,19 @@ def summarise_folds(results: list, *, target_col: str, unit_suffix: str) -> dict
             "pooled": _pooled(results, models, target_col, unit_suffix), "folds": folds}
 
 
-def run_folds(tasks, engine=None, echo=print) -> list:
-    """Run the fold tasks on ``engine`` (default: one after another here); a failing fold raises."""
+def fold_lines(tasks, results) -> list:
+    """One progress line per fold task: the held-out wells and the transformer's RMSE on each."""
+    return [f"  fold {task['fold']} (seed {task['seed']}): held out {', '.join(result['test_wells'])}: "
+            + ", ".join(f"{w} transformer RMSE {d['transformer']['rmse']:.3f}" for w, d in result["per_well"].items())
+            for task, result in zip(tasks, results)]
+
+
+def run_folds(tasks, engine=None) -> list:
+    """Run the fold tasks on ``engine`` (default: one after another here) and say each fold's line;
+    a failing fold raises."""
     t0 = time.perf_counter()
-    if engine is None:
-        with SerialEngine() as serial:
-            return run_folds(tasks, serial, echo)
-    results = []
-    for task, result in zip(tasks, engine.map(run_fold, tasks)):
-        results.append(result)
-        rmse = result["per_well"]
-        echo(f"  fold {task['fold']} (seed {task['seed']}): held out {', '.join(result['test_wells'])}: "
-             + ", ".join(f"{w} transformer RMSE {d['transformer']['rmse']:.3f}" for w, d in rmse.items()))
-    echo(f"  {len(tasks)} fold task(s) in {time.perf_counter() - t0:.1f} s")
+    results = (engine if engine is not None else SerialEngine()).map(run_fold, tasks)
+    for line in fold_lines(tasks, results):
+        say(line)
+    say(f"  {len(tasks)} fold task(s) in {time.perf_counter() - t0:.1f} s")
     return results

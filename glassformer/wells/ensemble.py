@@ -44,7 +44,8 @@ from .experiment import seed_list
 from .intervals import NOMINAL, ConformalScale, ensemble_quantiles
 from .model import WellModel
 
-__all__ = ["DeepEnsemble", "fit_ensemble", "fit_member", "fit_pretrained_ensemble", "fit_together", "member_seeds"]
+__all__ = ["DeepEnsemble", "assemble_ensemble", "fit_ensemble", "fit_member", "fit_pretrained_ensemble", "fit_together",
+           "member_seeds", "member_tasks"]
 
 ENSEMBLE_FILE = "ensemble.json"
 ENSEMBLE_VERSION = 1
@@ -67,17 +68,21 @@ def fit_member(task: dict) -> dict:
         ``X (n, T, n_inputs)``, ``Y (n, T, 1)`` (NaN: no target there), ``P`` (positions),
         optional ``X_val``, ``Y_val``, ``P_val`` (validation windows for early stopping),
         optional ``init`` (a saved model folder to continue from: fine-tuning with
-        ``warm_start``), ``out`` (the folder to write) and ``extra`` (metadata saved with it,
+        ``warm_start``), optional ``pretrain`` (a task of its own, trained first; the member then
+        continues from it), ``out`` (the folder to write) and ``extra`` (metadata saved with it,
         e.g. the well model's scalers).
 
     Returns
     -------
     dict
-        ``{"folder": str, "seed": int, "seconds": float, "training": {...}}``.
+        ``{"folder": str, "seed": int, "seconds": float, "training": {...}}``, and ``"pretrained"``
+        (the pretraining task's result) with ``pretrain``.
     """
+    pre = fit_member(task["pretrain"]) if task.get("pretrain") else None
+    init = pre["folder"] if pre is not None else task.get("init")
     params = {**task["params"], "random_state": int(task["seed"])}
-    if task.get("init"):
-        model = SequenceRegressor.load(task["init"]).set_params(**{**params, "warm_start": True})
+    if init:
+        model = SequenceRegressor.load(init).set_params(**{**params, "warm_start": True})
     else:
         model = SequenceRegressor(**params)
     t0 = time.perf_counter()
@@ -85,8 +90,11 @@ def fit_member(task: dict) -> dict:
               positions_val=task.get("P_val"))
     seconds = time.perf_counter() - t0
     model.save(task["out"], overwrite=True, extra=task.get("extra"))
-    return {"folder": str(task["out"]), "seed": int(task["seed"]), "seconds": seconds,
-            "training": training_summary(model.history_, len(task["X"]))}
+    result = {"folder": str(task["out"]), "seed": int(task["seed"]), "seconds": seconds,
+              "training": training_summary(model.history_, len(task["X"]))}
+    if pre is not None:
+        result["pretrained"] = pre
+    return result
 
 
 class DeepEnsemble:
@@ -183,7 +191,7 @@ class DeepEnsemble:
         doc = {"format_version": ENSEMBLE_VERSION, "members": names, "info": self.info,
                "calibration": None if self.calibration is None else self.calibration.to_dict()}
         folder.mkdir(parents=True, exist_ok=True)
-        io.atomic_write_text(folder / ENSEMBLE_FILE, json.dumps(_plain(doc), indent=1))
+        io.atomic_write_text(folder / ENSEMBLE_FILE, json.dumps(_clean(doc), indent=1))
         return folder / ENSEMBLE_FILE
 
     @classmethod
@@ -217,10 +225,6 @@ def find_ensemble(folder) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _plain(obj):
-    return _clean(obj)
 
 
 # --- fitting --------------------------------------------------------------------------------------
@@ -292,7 +296,7 @@ def _members(wm: WellModel, results) -> list:
 
 def _public(results) -> list:
     """Member results without their absolute folder paths (``ensemble.json`` names the folders relatively)."""
-    return [{k: v for k, v in r.items() if k != "folder"} for r in results]
+    return [{k: v for k, v in r.items() if k not in ("folder", "pretrained")} for r in results]
 
 
 def _model_params(wm: WellModel, **overrides) -> dict:
@@ -301,6 +305,61 @@ def _model_params(wm: WellModel, **overrides) -> dict:
     model = wm.spec()["model"]
     params = model["params"] if model is not None else SequenceRegressor().get_params(deep=False)
     return {**params, "progress": False, **overrides}
+
+
+def member_tasks(wm: WellModel, train_logs, validation_logs=(), *, folder, seeds, pretrain_logs=(),
+                 pretrain_target: str | None = None, pretrain_epochs: int = 10, finetune_lr: float | None = None):
+    """The work of an ensemble as plain-data tasks of :func:`fit_member`, one per seed.
+
+    Parameters
+    ----------
+    wm : WellModel (unfitted); a copy gets its scalers and baselines fitted on ``train_logs``.
+    train_logs, validation_logs : WellLog lists (validation: early stopping).
+    folder : where the members are written (``member_00``, ...; pretrained ones in ``pretrained/``).
+    seeds : list of int, one per member.
+    pretrain_logs, pretrain_target, pretrain_epochs, finetune_lr : with ``pretrain_logs``, each task
+        first pretrains on ``pretrain_target`` over them (see :func:`fit_pretrained_ensemble`).
+
+    Returns
+    -------
+    (WellModel, list of dict, dict or None)
+        The prepared well model, the tasks, and the pretraining's description (None without).
+    """
+    wm = prepare(wm, train_logs)
+    folder = Path(folder)
+    pretrained, pre_tasks = None, None
+    if pretrain_logs:
+        pre = copy.copy(wm)
+        pre.target = pretrain_target
+        pre_tasks = _tasks(pre, _windows(pre, pretrain_logs), None, seeds, folder / "pretrained",
+                           _model_params(wm, epochs=int(pretrain_epochs)))
+        lr = finetune_lr if finetune_lr is not None else _model_params(wm)["lr"] / 3
+        pretrained = {"target": str(pretrain_target).upper(), "wells": [g.name for g in pretrain_logs],
+                      "epochs": int(pretrain_epochs), "finetune_lr": lr}
+    val = _windows(wm, validation_logs) if validation_logs else None
+    params = _model_params(wm) if pretrained is None else _model_params(wm, lr=pretrained["finetune_lr"])
+    tasks = _tasks(wm, _windows(wm, train_logs), val, seeds, folder, params)
+    for task, pre_task in zip(tasks, pre_tasks or ()):
+        task["pretrain"] = pre_task
+    return wm, tasks, pretrained
+
+
+def assemble_ensemble(wm: WellModel, results, *, seeds, folder, validation_logs=(), calibrate: bool = True,
+                      coverage: float = NOMINAL, pretrained: dict | None = None) -> DeepEnsemble:
+    """The :class:`DeepEnsemble` of the results of :func:`member_tasks`' tasks, calibrated on ``validation_logs``
+    (when ``calibrate``) and saved into ``folder``."""
+    info = {"seeds": seeds, "members": _public(results), "pretrained": False}
+    if pretrained is not None:
+        pre_results = [r["pretrained"] for r in results]
+        info["pretrained"] = {"target": pretrained["target"], "wells": pretrained["wells"],
+                              "epochs": pretrained["epochs"],
+                              "windows": pre_results[0]["training"]["n_train_windows"],
+                              "finetune_lr": pretrained["finetune_lr"], "members": _public(pre_results)}
+    ens = DeepEnsemble(_members(wm, results), info=info, folders=[r["folder"] for r in results])
+    if calibrate and validation_logs:
+        ens.calibrate(validation_logs, coverage)
+    ens.save(folder)
+    return ens
 
 
 def fit_ensemble(wm: WellModel, train_logs, validation_logs=(), *, folder, n_members: int = 5, seeds=None,
@@ -333,16 +392,9 @@ def fit_ensemble(wm: WellModel, train_logs, validation_logs=(), *, folder, n_mem
         ``batched`` with a model that cannot be trained side by side (the message says which setting).
     """
     seeds = member_seeds(n_members) if seeds is None else [int(s) for s in seeds]
-    wm = prepare(wm, train_logs)
-    folder = Path(folder)
-    val = _windows(wm, validation_logs) if validation_logs else None
-    results = _run(_tasks(wm, _windows(wm, train_logs), val, seeds, folder, _model_params(wm)), engine, batched)
-    ens = DeepEnsemble(_members(wm, results), info={"seeds": seeds, "members": _public(results), "pretrained": False},
-                       folders=[r["folder"] for r in results])
-    if calibrate and validation_logs:
-        ens.calibrate(validation_logs, coverage)
-    ens.save(folder)
-    return ens
+    wm, tasks, _ = member_tasks(wm, train_logs, validation_logs, folder=folder, seeds=seeds)
+    return assemble_ensemble(wm, _run(tasks, engine, batched), seeds=seeds, folder=folder,
+                             validation_logs=validation_logs, calibrate=calibrate, coverage=coverage)
 
 
 def fit_pretrained_ensemble(wm: WellModel, pretrain_logs, pretrain_target: str, train_logs, validation_logs=(), *,
@@ -357,31 +409,15 @@ def fit_pretrained_ensemble(wm: WellModel, pretrain_logs, pretrain_target: str, 
     ``validation_fraction``) and runs at most ``pretrain_epochs``; fine-tuning continues from the
     pretrained weights (``warm_start``) with ``finetune_lr`` (default a third of the
     transformer's ``lr``) and stops early on ``validation_logs``.  Pretrained members are kept in
-    ``folder/pretrained``.
+    ``folder/pretrained``.  One task per member does both stages (:func:`fit_member`).
 
     Returns
     -------
     DeepEnsemble whose ``info["pretrained"]`` describes the pretraining.
     """
     seeds = member_seeds(n_members) if seeds is None else [int(s) for s in seeds]
-    wm = prepare(wm, train_logs)
-    folder = Path(folder)
-    pre = copy.copy(wm)
-    pre.target = pretrain_target
-    pre_params = _model_params(wm, epochs=int(pretrain_epochs))
-    pre_results = _run(_tasks(pre, _windows(pre, pretrain_logs), None, seeds, folder / "pretrained", pre_params),
-                       engine)
-    lr = finetune_lr if finetune_lr is not None else _model_params(wm)["lr"] / 3
-    val = _windows(wm, validation_logs) if validation_logs else None
-    tasks = _tasks(wm, _windows(wm, train_logs), val, seeds, folder, _model_params(wm, lr=lr),
-                   init=[r["folder"] for r in pre_results])
-    results = _run(tasks, engine)
-    info = {"seeds": seeds, "members": _public(results), "pretrained": {
-        "target": str(pretrain_target).upper(), "wells": [g.name for g in pretrain_logs],
-        "epochs": int(pretrain_epochs),
-        "windows": pre_results[0]["training"]["n_train_windows"], "finetune_lr": lr, "members": _public(pre_results)}}
-    ens = DeepEnsemble(_members(wm, results), info=info, folders=[r["folder"] for r in results])
-    if calibrate and validation_logs:
-        ens.calibrate(validation_logs, coverage)
-    ens.save(folder)
-    return ens
+    wm, tasks, pretrained = member_tasks(wm, train_logs, validation_logs, folder=folder, seeds=seeds,
+                                         pretrain_logs=pretrain_logs, pretrain_target=pretrain_target,
+                                         pretrain_epochs=pretrain_epochs, finetune_lr=finetune_lr)
+    return assemble_ensemble(wm, _run(tasks, engine), seeds=seeds, folder=folder, validation_logs=validation_logs,
+                             calibrate=calibrate, coverage=coverage, pretrained=pretrained)

@@ -5,6 +5,9 @@ transformers from different seeds on the training logs, early-stopped on and cal
 validation data (whole wells, or a depth interval of the training wells taken out of training),
 then the P50 scored beside the baselines and the P10-P90 interval's coverage measured on the
 test logs (a blind well, or a forecast interval), before and after calibration.
+
+:class:`EnsembleExperiment` is the run as an experiment of :mod:`glassformer.runs.protocol`: its
+tasks are the members (:func:`~glassformer.wells.ensemble.fit_member`), so any engine trains them.
 """
 
 from __future__ import annotations
@@ -16,20 +19,20 @@ import pandas as pd
 
 from .. import plots
 from ..errors import InputError
-from ..models import run_config_defaults
-from ..report import write_report
-from ..runs import prepare_run_dir, write_csv, write_figures, write_json
-from .core_experiment import summary_lines
-from .core_report import _coverage_figure, coverage_summary, verdict_lines
-from .core_scoring import score_roles
-from .core_split import masked_target
-from .ensemble import fit_ensemble
+from ..reporting import say
+from ..runs import RunResult, run_experiment
 from .baselines import BLEND, blend
+from .ensemble import assemble_ensemble, fit_member, member_seeds, member_tasks
 from .evaluation import COLUMN
 from .model import WellModel
+from .plugs_report import _coverage_figure, coverage_summary, summary_lines, verdict_lines
+from .plugs_scoring import score_roles
+from .plugs_split import masked_target
 from .recommend import recommendation
 
-__all__ = ["run_ensemble_experiment"]
+__all__ = ["EnsembleExperiment", "run_ensemble_experiment"]
+
+MEMBERS_FOLDER = ("ensembles", "log")
 
 
 def _validation(train_logs, whole_logs, validation_wells, validation_depth, target):
@@ -76,19 +79,109 @@ def _predict(ens, wm, logs, role):
     return y, q, preds, rows
 
 
-def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_members: int = 5, seeds=None,
-                            validation_wells=(), validation_depth=None, whole_logs=None, boundary=None, engine=None,
-                            title: str = "glassformer train, deep ensemble", echo=print, config: dict | None = None,
-                            attribution: str | None = None, overwrite: bool = True, report: bool = True) -> dict:
-    """Train a calibrated deep ensemble on ``train_logs`` and measure it on ``test_logs``; write a run folder.
+class EnsembleExperiment:
+    """K transformers on a log target, calibrated on validation data and measured on test logs.
 
     Parameters
     ----------
     train_logs, test_logs : WellLog lists cut to their intervals.
     wm : WellModel (unfitted), its transformer's settings shared by every member.
+    n_members : int, default 5
+        K, at least 2.
+    seeds : list of int, optional (default :func:`~glassformer.wells.ensemble.member_seeds`).
     validation_wells : WellLog list of whole validation wells, and/or
     validation_depth : (top, base) of the training wells, whose targets are then left out of training.
     whole_logs : the training wells uncut (the validation interval may lie outside the training one).
+    title, config, attribution : written to config.json and metrics.json (the title on the figures too).
+    """
+
+    task = staticmethod(fit_member)
+
+    def __init__(self, train_logs, test_logs, wm: WellModel, *, n_members: int = 5, seeds=None, validation_wells=(),
+                 validation_depth=None, whole_logs=None, title: str = "glassformer train, deep ensemble",
+                 config: dict | None = None, attribution: str | None = None):
+        self.train_logs = train_logs
+        self.test_logs = test_logs
+        self.wm = wm
+        self.n_members = n_members
+        self.seeds = seeds
+        self.validation_wells = validation_wells
+        self.validation_depth = validation_depth
+        self.whole_logs = whole_logs
+        self.title = title
+        self.config = config
+        self.attribution = attribution
+
+    def check(self) -> None:
+        """Refuse bad settings, fewer than 2 members, or a validation interval without target values."""
+        self.started_ = time.perf_counter()
+        self.wm.check_params()
+        self.seeds_ = member_seeds(self.n_members) if self.seeds is None else [int(s) for s in self.seeds]
+        self.fit_logs_, self.val_logs_ = _validation(self.train_logs, self.whole_logs, self.validation_wells,
+                                                     self.validation_depth, self.wm.target_name)
+
+    def tasks(self, out) -> list:
+        """One :func:`~glassformer.wells.ensemble.fit_member` task per seed (members in ``out/ensembles/log``)."""
+        say(f"training {len(self.seeds_)} transformers ...")
+        self.prepared_, tasks, _ = member_tasks(self.wm, self.fit_logs_, self.val_logs_,
+                                                folder=out.joinpath(*MEMBERS_FOLDER), seeds=self.seeds_)
+        return tasks
+
+    def collect(self, results, out) -> RunResult:
+        """The calibrated ensemble (saved as ``ensemble/`` and ``model/``) scored on the test logs."""
+        ens = assemble_ensemble(self.prepared_, results, seeds=self.seeds_, folder=out.joinpath(*MEMBERS_FOLDER),
+                                validation_logs=self.val_logs_)
+        ens.save(out / "ensemble")
+        first = ens.first
+        first.save(out / "model", overwrite=True)
+        val_logs, test_logs, wm = self.val_logs_, self.test_logs, self.wm
+        yv, qv, pv, _ = _predict(ens, first, val_logs, "validation")
+        yt, qt, pt, rows = _predict(ens, first, test_logs, "test")
+        y = np.concatenate([yv, yt])
+        masks = {"validation": np.r_[np.isfinite(yv), np.zeros(yt.size, bool)],
+                 "test": np.r_[np.zeros(yv.size, bool), np.isfinite(yt)]}
+        q = {k: {key: np.r_[qv[k][key], qt[k][key]] for key in qt[k]} for k in qt}
+        scores = score_roles(yt, pt, {"test": np.isfinite(yt)})
+        seconds = {**{k: v for k, v in first.fit_seconds_.items() if k != "transformer"},
+                   "transformer": float(sum(m["seconds"] for m in ens.info["members"]))}
+        if "gradient boosting" in seconds:
+            seconds[BLEND] = seconds["transformer"] + seconds["gradient boosting"]
+        metrics = _metrics(self.title, wm, ens, scores, coverage_summary(y, q, masks, ens), seconds, test_logs,
+                           self.attribution)
+        validated = score_roles(yv, pv, {"validation": np.isfinite(yv)})["validation"]
+        where = " and ".join([*(["the validation wells " + ", ".join(g.name for g in self.validation_wells)]
+                                if self.validation_wells else []),
+                              *([f"the interval {self.validation_depth[0]:g}-{self.validation_depth[1]:g} of the "
+                                 "training wells"] if self.validation_depth is not None else [])])
+        metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
+                                                   "log10 mD" if wm.log_target else "mD")
+        metrics["seconds_total"] = time.perf_counter() - self.started_
+        config = {"title": self.title, "well_model": first.to_dict(), "model": first.model_.get_params(),
+                  "baselines": first.baseline_settings(),
+                  "ensemble": {"members": len(ens), "seeds": ens.info["seeds"]},
+                  "train_wells": [g.name for g in self.train_logs], "validation_wells": [g.name for g in val_logs],
+                  "test_wells": [g.name for g in test_logs], **(self.config or {})}
+        show = test_logs[0]
+        return RunResult(metrics=metrics, config=config, predictions=rows,
+                         tables=[*summary_lines(metrics), metrics["recommendation"]["text"]],
+                         figures={"history": first.model_.history_, "depth_unit": show.depth_unit,
+                                  "title": self.title},
+                         extra_figures=_figures(ens, show, rows, metrics, self.title))
+
+
+def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_members: int = 5, seeds=None,
+                            validation_wells=(), validation_depth=None, whole_logs=None, engine=None,
+                            title: str = "glassformer train, deep ensemble", config: dict | None = None,
+                            attribution: str | None = None, overwrite: bool = True, report: bool = True) -> dict:
+    """Train a calibrated deep ensemble on ``train_logs`` and measure it on ``test_logs``; write a run folder.
+
+    Parameters
+    ----------
+    out : the run folder.
+    train_logs, test_logs, wm, n_members, seeds, validation_wells, validation_depth, whole_logs : see
+        :class:`EnsembleExperiment`.
+    engine : a :mod:`glassformer.parallel` engine for the members (default serial; every engine gives
+        the serial engine's numbers).
 
     Returns
     -------
@@ -98,52 +191,13 @@ def run_ensemble_experiment(out, train_logs, test_logs, wm: WellModel, *, n_memb
     Raises
     ------
     InputError
-        No validation data, or a validation interval without target values.
+        Fewer than 2 members, or a validation interval without target values (before ``out`` is created).
     """
-    t_start = time.perf_counter()
-    fit_logs, val_logs = _validation(train_logs, whole_logs, validation_wells, validation_depth, wm.target_name)
-    out = prepare_run_dir(out, overwrite=overwrite)         # once the validation data are known to be usable
-    echo(f"training {n_members} transformers ...")
-    ens = fit_ensemble(wm, fit_logs, val_logs, folder=out / "ensembles" / "log", n_members=n_members, seeds=seeds,
-                       engine=engine)
-    ens.save(out / "ensemble")
-    first = ens.first
-    first.save(out / "model", overwrite=True)
-    yv, qv, pv, _ = _predict(ens, first, val_logs, "validation")
-    yt, qt, pt, rows = _predict(ens, first, test_logs, "test")
-    y = np.concatenate([yv, yt])
-    masks = {"validation": np.r_[np.isfinite(yv), np.zeros(yt.size, bool)],
-             "test": np.r_[np.zeros(yv.size, bool), np.isfinite(yt)]}
-    q = {k: {key: np.r_[qv[k][key], qt[k][key]] for key in qt[k]} for k in qt}
-    scores = score_roles(yt, pt, {"test": np.isfinite(yt)})
-    seconds = {**{k: v for k, v in first.fit_seconds_.items() if k != "transformer"},
-               "transformer": float(sum(m["seconds"] for m in ens.info["members"]))}
-    if "gradient boosting" in seconds:
-        seconds[BLEND] = seconds["transformer"] + seconds["gradient boosting"]
-    metrics = _metrics(title, wm, ens, scores, coverage_summary(y, q, masks, ens), seconds, test_logs, attribution)
-    validated = score_roles(yv, pv, {"validation": np.isfinite(yv)})["validation"]
-    where = " and ".join([*(["the validation wells " + ", ".join(g.name for g in validation_wells)]
-                            if validation_wells else []),
-                          *([f"the interval {validation_depth[0]:g}-{validation_depth[1]:g} of the training wells"]
-                            if validation_depth is not None else [])])
-    metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
-                                               "log10 mD" if wm.log_target else "mD")
-    metrics["seconds_total"] = time.perf_counter() - t_start
-    write_json(out / "metrics.json", metrics)
-    write_json(out / "config.json", {"title": title, "well_model": first.to_dict(), "model": first.model_.get_params(),
-                                     "baselines": first.baseline_settings(),
-                                     "ensemble": {"members": len(ens), "seeds": ens.info["seeds"]},
-                                     "train_wells": [g.name for g in train_logs],
-                                     "validation_wells": [g.name for g in val_logs],
-                                     "test_wells": [g.name for g in test_logs], **(config or {})})
-    write_csv(out / "predictions.csv", rows)
-    _figures(out, ens, test_logs[0], rows, metrics, boundary, title)
-    for line in summary_lines(metrics):
-        echo(line)
-    echo(metrics["recommendation"]["text"])
-    if report:
-        write_report(out, run_config_defaults())
-    return metrics
+    experiment = EnsembleExperiment(train_logs, test_logs, wm, n_members=n_members, seeds=seeds,
+                                    validation_wells=validation_wells, validation_depth=validation_depth,
+                                    whole_logs=whole_logs, title=title, config=config,
+                                    attribution=attribution)
+    return run_experiment(experiment, out, engine=engine, overwrite=overwrite, report=report)
 
 
 def _metrics(title, wm, ens, scores, coverage, seconds, test_logs, attribution) -> dict:
@@ -163,7 +217,8 @@ def _metrics(title, wm, ens, scores, coverage, seconds, test_logs, attribution) 
     return metrics
 
 
-def _figures(out, ens, show, rows, metrics, boundary, title) -> None:
+def _figures(ens, show, rows, metrics, title) -> dict:
+    """The calibrated P10-P90 against depth on the first test log, and the coverage curves."""
     unit = "log10_mD" if ens.first.log_target else "mD"
     same = rows[rows["well"] == show.name]
 
@@ -173,6 +228,5 @@ def _figures(out, ens, show, rows, metrics, boundary, title) -> None:
             observed=same[f"{ens.first.target_name}_observed_{unit}"].to_numpy(), quantity=ens.first.target_name,
             unit=unit.replace("_", " "), depth_unit=show.depth_unit, title=f"{title}: {show.name}, calibrated P10-P90")
 
-    write_figures(out, history=ens.first.model_.history_, depth_unit=show.depth_unit, title=title,
-                  extra={"interval_vs_depth": band,
-                         "coverage": lambda: _coverage_figure(metrics["coverage"], title, "test data")})
+    return {"interval_vs_depth": band,
+            "coverage": lambda: _coverage_figure(metrics["coverage"], title, "test data")}

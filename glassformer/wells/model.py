@@ -168,6 +168,21 @@ class WellModel(BaseEstimator):
     def target_name(self) -> str:
         return str(self.target).upper()
 
+    def check_params(self) -> "WellModel":
+        """Check every setting -- this model's and its estimators' (each by the estimator itself) -- without
+        fitting, so that a run refuses them before it writes a file; returns ``self``.
+
+        Raises
+        ------
+        InputError
+            The first bad setting, named.
+        """
+        self._check_settings()
+        for estimator in (self.model, self.lstm):
+            if estimator is not None:
+                estimator.check_params()
+        return self
+
     def _check_settings(self) -> None:
         if self.positions not in ("index", "depth"):
             raise InputError(f"WellModel: positions must be 'index' or 'depth', got {self.positions!r}")

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from glassformer.data import CoreTable, WellLog, estimate_depth_shifts, read_core, read_well
+from glassformer.data import PlugTable, WellLog, estimate_depth_shifts, read_plugs, read_well
 from glassformer.data.depth_matching import sample_curve
 from glassformer.errors import CurveNotFoundError, DepthError, InputError
 
@@ -43,7 +43,7 @@ def cored(fine, porosity, shifts, seed=4, top=2015.0):
         phi += list(np.interp(z + shift, fine, porosity))
         run += [label] * z.size
         top += 22.0
-    return CoreTable(depth=depth, porosity=phi, permeability=np.full(len(depth), np.nan),
+    return PlugTable(depth=depth, porosity=phi, permeability=np.full(len(depth), np.nan),
                      run=np.array(run, dtype=object))
 
 
@@ -75,7 +75,7 @@ def test_the_correlation_at_the_chosen_shift_is_pearson_r_of_the_shifted_plugs()
 def test_correlation_ignores_units_and_sign_minus_one_matches_a_density_like_curve():
     fine, porosity, log = bedded_well()
     table = cored(fine, porosity, {1: 0.6})
-    percent = CoreTable(depth=table.depth, porosity=table.porosity, permeability=table.permeability,
+    percent = PlugTable(depth=table.depth, porosity=table.porosity, permeability=table.permeability,
                         run=table.run)
     density = WellLog(name="d", depth=log.depth, curves={"RHOB": 2.65 - 1.65 * log.curve("PHIF")})
     base = estimate_depth_shifts(table, log).runs[0]
@@ -87,7 +87,7 @@ def test_correlation_ignores_units_and_sign_minus_one_matches_a_density_like_cur
 def test_one_bulk_shift_without_runs():
     fine, porosity, log = bedded_well()
     one = cored(fine, porosity, {"a": 0.8, "b": 0.8})
-    bulk = CoreTable(depth=one.depth, porosity=one.porosity, permeability=one.permeability)
+    bulk = PlugTable(depth=one.depth, porosity=one.porosity, permeability=one.permeability)
     for match in (estimate_depth_shifts(bulk, log), estimate_depth_shifts(one, log, per_run=False)):
         (r,) = match.runs
         assert r.run == "all" and abs(r.shift - 0.8) <= STEP
@@ -127,7 +127,7 @@ def test_a_run_with_too_few_plugs_keeps_shift_zero_and_says_so():
     fine, porosity, log = bedded_well()
     table = cored(fine, porosity, {1: 0.5, 2: 0.5})
     keep = (table.run == 1) | (np.arange(len(table)) % 20 == 0)  # run 2 keeps 3 or 4 plugs
-    few = CoreTable(depth=table.depth[keep], porosity=table.porosity[keep], permeability=table.permeability[keep],
+    few = PlugTable(depth=table.depth[keep], porosity=table.porosity[keep], permeability=table.permeability[keep],
                     run=table.run[keep])
     with pytest.warns(UserWarning, match=r"run\(s\) 2 have fewer than 10 plugs with PHIF"):
         match = estimate_depth_shifts(few, log)
@@ -164,7 +164,7 @@ def test_bad_arguments_are_refused():
     feet = WellLog(name="ft", depth=log.depth, curves=log.curves, depth_unit="ft")
     with pytest.raises(DepthError, match="core depths are in m"):
         estimate_depth_shifts(table, feet)
-    no_porosity = CoreTable(depth=[2020.0], porosity=[np.nan], permeability=[1.0])
+    no_porosity = PlugTable(depth=[2020.0], porosity=[np.nan], permeability=[1.0])
     with pytest.raises(InputError, match="no porosity to match"):
         estimate_depth_shifts(no_porosity, log)
 
@@ -175,7 +175,7 @@ PUBLISHED = {1: 1.6, 2: 0.2, 3: 0.6, 4: 0.6, 5: -0.2, 6: 0.0, 7: 0.2}  # DEPTH -
 
 def volve_19a(shared_data, depth):
     log = read_well(shared_data / "real" / "15_9-19_A_CPI.las")
-    table = read_core(shared_data / "real" / "15_9-19A-CORE.csv", depth=depth, run="CORE_NO", porosity_unit="%")
+    table = read_plugs(shared_data / "real" / "15_9-19A-CORE.csv", depth=depth, run="CORE_NO", porosity_unit="%")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # cores 6 and 7: too few plugs, checked below
         return estimate_depth_shifts(table, log)

@@ -61,7 +61,7 @@ def swept(tmp_path_factory):
     wm = WellModel(["PHI", "VSH"], "PERM", window=16,
                    model=SequenceRegressor(epochs=1, random_state=3, batch_size=16))
     out = tmp_path_factory.mktemp("sweep") / "run"
-    result = run_sweep(out, train, val, wm, _grid(d_model=[4, 8], lr=[1e-3, 3e-2]), echo=lambda *a: None)
+    result = run_sweep(out, train, val, wm, _grid(d_model=[4, 8], lr=[1e-3, 3e-2]))
     metrics = finish_sweep(out, result, test)
     return out, result, metrics, test
 

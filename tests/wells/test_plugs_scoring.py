@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from glassformer.data import CoreTable, WellLog
-from glassformer.wells import WellModel, prepare_core_well, split_cores
-from glassformer.wells.core_scoring import baseline_predictions, score_roles
+from glassformer.data import PlugTable, WellLog
+from glassformer.wells import WellModel, prepare_cored_well, split_plugs
+from glassformer.wells.plugs_scoring import baseline_predictions, score_roles
 from glassformer.wells.ensemble import prepare
 from glassformer.wells.tree_baselines import TREE_BASELINE_NAMES, context_features
 
@@ -44,11 +44,11 @@ def _case():
         6 * phi[1:])]}, units={"PHIF": "%", "VSH": "V/V", "KLOGH": "mD"})
     at = np.array([2, 4, 6, 8, 20, 22, 24, 26, 40, 42, 44, 46, 50, 52, 54, 56])
     phi_core = 0.1 + 0.01 * np.arange(at.size)
-    core = CoreTable(depth=depth[at], porosity=phi_core, permeability=10 ** (10 * phi_core - 1),
+    core = PlugTable(depth=depth[at], porosity=phi_core, permeability=10 ** (10 * phi_core - 1),
                      run=np.repeat([1, 2, 3, 4], 4).astype(object),
                      columns={"depth": "DEPTH", "run": "RUN", "porosity": "CPOR", "permeability": "CKHL"})
-    cw = prepare_core_well(log, core, shifts=None)
-    split = split_cores(cw, ["PHIF", "VSH"])
+    cw = prepare_cored_well(log, core, shifts=None)
+    split = split_plugs(cw, ["PHIF", "VSH"])
     wm = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
     return cw, split, wm, phi, at, phi_core
 

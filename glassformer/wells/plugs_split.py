@@ -1,15 +1,15 @@
 """Core plugs as targets on a well log, and which plugs train, validate and test.
 
-:func:`prepare_core_well` matches the core depths to the log (per core run, by correlating
+:func:`prepare_cored_well` matches the core depths to the log (per core run, by correlating
 core porosity with a log porosity curve), merges the plugs onto the log's depth grid and adds
 the core curves to the log: the permeability column becomes a sparse target curve, NaN wherever
 no plug fell.  The log's inputs exist at every depth, so windows are cut as for any log and the
 NaN targets are masked out of the loss (:class:`~glassformer.wells.WellModel`).
 
-:func:`split_cores` says which plugs train, which validate (early stopping and the calibration of
+:func:`split_plugs` says which plugs train, which validate (early stopping and the calibration of
 the P10-P90 interval) and which test, by whole cores (run numbers) or by depth intervals.  A
 role's log is the whole log with the target kept only at that role's plugs
-(:meth:`CoreSplit.log_for`), so every model sees the inputs everywhere and is scored at the
+(:meth:`PlugSplit.log_for`), so every model sees the inputs everywhere and is scored at the
 held-out plugs only.
 """
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..data import CoreTable, WellLog, estimate_depth_shifts, merge_core
+from ..data import PlugTable, WellLog, estimate_depth_shifts, merge_plugs
 from ..errors import DataFileError, InputError
 
-__all__ = ["CoreSplit", "CoreWell", "DEFAULT_CYCLE", "prepare_core_well", "split_cores"]
+__all__ = ["PlugSplit", "CoredWell", "DEFAULT_CYCLE", "prepare_cored_well", "split_plugs"]
 
 #: Roles of the cores in depth order when the user names none: they cycle through this pattern.
 DEFAULT_CYCLE = ("train", "test", "train", "validation")
@@ -35,7 +35,7 @@ BLOCK_FRACTION = 0.2
 
 
 @dataclass(eq=False)
-class CoreWell:
+class CoredWell:
     """A well log with core plugs merged onto its depth grid.
 
     Attributes
@@ -43,11 +43,11 @@ class CoreWell:
     log : WellLog
         The log plus the core curves: ``target`` (core permeability, mD) and ``porosity``
         (core porosity, v/v) when the table has one, NaN where no plug fell.
-    on_log : CoreOnLog
+    on_log : PlugsOnLog
         The merge (plugs per sample, run of each sample, the merge report).
     match : DepthMatch or None
         The depth shifts applied (None: no core porosity to match, shifts given as numbers or none).
-    table : CoreTable
+    table : PlugTable
         The core table as read (driller's depths).
     target, porosity : str
         Curve names of the core permeability and porosity in ``log`` (porosity None without one).
@@ -58,7 +58,7 @@ class CoreWell:
     log: WellLog
     on_log: object
     match: object
-    table: CoreTable
+    table: PlugTable
     target: str
     porosity: str | None
     notes: list = field(default_factory=list)
@@ -76,16 +76,16 @@ class CoreWell:
         return {str(k): float(v["shift"]) for k, v in self.on_log.report.per_run.items()}
 
 
-def prepare_core_well(log: WellLog, core: CoreTable, *, match_curve: str | None = "PHIF", shifts="estimate",
-                      shift_window: float = 2.0, min_plugs: int = 10, tolerance: float | None = None) -> CoreWell:
-    """Depth-match ``core`` to ``log``, merge the plugs onto its grid and add the core curves.
+def prepare_cored_well(log: WellLog, plugs: PlugTable, *, match_curve: str | None = "PHIF", shifts="estimate",
+                       shift_window: float = 2.0, min_plugs: int = 10, tolerance: float | None = None) -> CoredWell:
+    """Depth-match ``plugs`` to ``log``, merge the plugs onto its grid and add the core curves.
 
     Parameters
     ----------
     log : WellLog
         The well's log (inputs, and optionally a log-derived permeability such as KLOGH).
-    core : CoreTable
-        From :func:`glassformer.data.read_core` with a permeability column.
+    plugs : PlugTable
+        From :func:`glassformer.data.read_plugs` with a permeability column.
     match_curve : str or None, default "PHIF"
         Log curve correlated with core porosity to estimate each run's shift.
     shifts : "estimate", None or mapping run -> float
@@ -96,7 +96,7 @@ def prepare_core_well(log: WellLog, core: CoreTable, *, match_curve: str | None 
 
     Returns
     -------
-    CoreWell
+    CoredWell
 
     Raises
     ------
@@ -107,34 +107,34 @@ def prepare_core_well(log: WellLog, core: CoreTable, *, match_curve: str | None 
     CurveNotFoundError
         ``match_curve`` is not in the log.
     """
-    if not np.isfinite(core.permeability).any():
-        raise InputError(f"{core.source}: the core table has no permeability to learn from")
+    if not np.isfinite(plugs.permeability).any():
+        raise InputError(f"{plugs.source}: the core table has no permeability to learn from")
     notes, match = [], None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        can_match = match_curve is not None and np.isfinite(core.porosity).any()
+        can_match = match_curve is not None and np.isfinite(plugs.porosity).any()
         if shifts == "estimate" and not can_match:
-            raise InputError(f"{core.source}: depth matching needs core porosity and a log curve (--match-depth); "
+            raise InputError(f"{plugs.source}: depth matching needs core porosity and a log curve (--match-depth); "
                              "give the shifts, or none")
         if can_match and (shifts == "estimate" or shifts is None or isinstance(shifts, dict)):
-            match = estimate_depth_shifts(core, log, curve=match_curve, window=shift_window, min_plugs=min_plugs)
+            match = estimate_depth_shifts(plugs, log, curve=match_curve, window=shift_window, min_plugs=min_plugs)
             match = match.disabled() if shifts is None else (match.override(shifts) if isinstance(shifts, dict)
                                                                  else match)
         applied = match if match is not None else (shifts or None)
-        on_log = merge_core(core, log, shifts=applied, tolerance=tolerance)
+        on_log = merge_plugs(plugs, log, shifts=applied, tolerance=tolerance)
     notes = [" ".join(str(w.message).split()) for w in caught if issubclass(w.category, UserWarning)]
-    names = {"target": core.columns.get("permeability", "CORE_PERMEABILITY").upper(),
-             "porosity": core.columns.get("porosity", "CORE_POROSITY").upper()}
+    names = {"target": plugs.columns.get("permeability", "CORE_PERMEABILITY").upper(),
+             "porosity": plugs.columns.get("porosity", "CORE_POROSITY").upper()}
     clash = [n for n in names.values() if n in log.curves]
     if clash:
         raise InputError(f"{log.name}: the log already has a curve {clash[0]}, the name of a core column; "
                          "rename the core column")
-    return CoreWell(log=on_log.add_to(log), on_log=on_log, match=match, table=core, target=names["target"],
-                    porosity=names["porosity"] if np.isfinite(core.porosity).any() else None, notes=notes)
+    return CoredWell(log=on_log.add_to(log), on_log=on_log, match=match, table=plugs, target=names["target"],
+                     porosity=names["porosity"] if np.isfinite(plugs.porosity).any() else None, notes=notes)
 
 
 @dataclass(eq=False)
-class CoreSplit:
+class PlugSplit:
     """Which log samples holding a core target train, validate and test.
 
     Attributes
@@ -155,7 +155,7 @@ class CoreSplit:
     def counts(self) -> dict:
         return {role: int(m.sum()) for role, m in self.masks.items()}
 
-    def log_for(self, cw: CoreWell, role: str) -> WellLog:
+    def log_for(self, cw: CoredWell, role: str) -> WellLog:
         """``cw.log`` with the core target kept only at the plugs of ``role`` (NaN elsewhere)."""
         return masked_target(cw.log, cw.target, self.masks[role])
 
@@ -176,13 +176,13 @@ def masked_target(log: WellLog, target: str, keep: np.ndarray) -> WellLog:
                    source=log.source, descriptions=dict(log.descriptions), depth_mnemonic=log.depth_mnemonic)
 
 
-def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None, test_depth=None,
-                validation_depth=None) -> CoreSplit:
+def split_plugs(cw: CoredWell, inputs, *, test_cores=None, validation_cores=None, test_depth=None,
+                validation_depth=None) -> PlugSplit:
     """Assign every plug sample (core target and all ``inputs`` present) to train, validation or test.
 
     Parameters
     ----------
-    cw : CoreWell
+    cw : CoredWell
     inputs : the model's input curves (a plug without all of them cannot be predicted).
     test_cores, validation_cores : sequences of run labels (``2`` and ``"2"`` name one run), optional
     test_depth, validation_depth : (top, base) in the log's depth unit, optional
@@ -193,7 +193,8 @@ def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None,
     between training cores.  With fewer than four such cores, blocks inside the cores are held
     out instead: two or three cores train, test(, train), and the deepest
     :data:`BLOCK_FRACTION` (20 %) of each training core's plugs validates; one core trains on
-    its upper 60 % of plugs, validates on the next 20 % and tests on the deepest 20 %.  When the test plugs are given, the validation plugs must be too.
+    its upper 60 % of plugs, validates on the next 20 % and tests on the deepest 20 %.  When the test
+    plugs are given, the validation plugs must be too.
 
     Raises
     ------
@@ -237,7 +238,7 @@ def split_cores(cw: CoreWell, inputs, *, test_cores=None, validation_cores=None,
         if not m.any():
             raise DataFileError(f"no {role} plug: every role needs plugs with a core {cw.target} and inputs "
                                 f"{', '.join(inputs)} (cores with such plugs: {', '.join(map(str, runs))})")
-    return CoreSplit(masks=masks, cores=cores, rule=rule)
+    return PlugSplit(masks=masks, cores=cores, rule=rule)
 
 
 def _deepest(mask: np.ndarray, fraction: float) -> np.ndarray:

@@ -28,10 +28,10 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import DepthError, InputError
-from .core import CoreTable
+from .plugs import PlugTable
 from .welllog import WellLog
 
-__all__ = ["CoreOnLog", "MergeReport", "log_step", "merge_core"]
+__all__ = ["PlugsOnLog", "MergeReport", "log_step", "merge_plugs"]
 
 _MEANS = ("arithmetic", "geometric", "harmonic")
 
@@ -105,7 +105,7 @@ class MergeReport:
 
 
 @dataclass(frozen=True, eq=False)
-class CoreOnLog:
+class PlugsOnLog:
     """Core measurements on a log's depth grid (NaN where no plug fell).
 
     Attributes
@@ -160,13 +160,13 @@ class CoreOnLog:
                        source=log.source, descriptions=dict(log.descriptions), depth_mnemonic=log.depth_mnemonic)
 
 
-def merge_core(core: CoreTable, log, *, shifts: Mapping | None = None, tolerance: float | None = None,
-               on_shared_sample: str = "average", permeability_mean: str = "arithmetic") -> CoreOnLog:
-    """Merge the plugs of ``core`` onto the depth grid of ``log``.
+def merge_plugs(plugs: PlugTable, log, *, shifts: Mapping | None = None, tolerance: float | None = None,
+                on_shared_sample: str = "average", permeability_mean: str = "arithmetic") -> PlugsOnLog:
+    """Merge the plugs of ``plugs`` onto the depth grid of ``log``.
 
     Parameters
     ----------
-    core : CoreTable
+    plugs : PlugTable
     log : WellLog
         Its ``depth`` (n_samples,) is the target grid; its depth unit must be the core's.
     shifts : mapping of run -> float, or DepthMatch, optional
@@ -182,7 +182,7 @@ def merge_core(core: CoreTable, log, *, shifts: Mapping | None = None, tolerance
 
     Returns
     -------
-    CoreOnLog
+    PlugsOnLog
         The sparse curves on the log grid and the :class:`MergeReport`.
 
     Raises
@@ -199,15 +199,15 @@ def merge_core(core: CoreTable, log, *, shifts: Mapping | None = None, tolerance
         A bad ``tolerance``, ``on_shared_sample`` or ``permeability_mean``.
     """
     _check_options(on_shared_sample, permeability_mean)
-    if core.depth_unit != log.depth_unit:
-        raise DepthError(f"{core.source}: core depths are in {core.depth_unit}, the log {log.name!r} is in "
+    if plugs.depth_unit != log.depth_unit:
+        raise DepthError(f"{plugs.source}: core depths are in {plugs.depth_unit}, the log {log.name!r} is in "
                          f"{log.depth_unit}; convert one of them first")
-    table = core.shifted(shifts) if shifts is not None else core
+    table = plugs.shifted(shifts) if shifts is not None else plugs
     tolerance = _tolerance(tolerance, log.depth)
     sample = _nearest_sample(table.depth, log.depth, tolerance)
     if (sample < 0).all():
         u = log.depth_unit
-        raise DepthError(f"{core.source}: no plug lies within {tolerance:g} {u} of a sample of {log.name!r}: "
+        raise DepthError(f"{plugs.source}: no plug lies within {tolerance:g} {u} of a sample of {log.name!r}: "
                          f"core {table.depth.min():g}-{table.depth.max():g} {u}, "
                          f"log {log.depth[0]:g}-{log.depth[-1]:g} {u}")
     run_of_plug = np.array([table.runs.index(r) for r in table.run_labels])  # (n_plugs,)
@@ -226,20 +226,20 @@ def merge_core(core: CoreTable, log, *, shifts: Mapping | None = None, tolerance
     run_index[sample[matched]] = run_of_plug[matched]
     report = _report(table, log, sample, shared, tolerance, shifts, permeability_mean)
     if shared.size or overlap.any():
-        warnings.warn(f"{core.source}: {report.averaged} plugs averaged on {shared.size} shared log sample(s) "
+        warnings.warn(f"{plugs.source}: {report.averaged} plugs averaged on {shared.size} shared log sample(s) "
                       f"of {log.name!r}, {int(overlap.sum())} left out where two runs met (see the merge report)",
                       UserWarning, stacklevel=2)
     sample = np.where(matched, sample, -1)
-    names = {role: core.columns[role] for role in ("porosity", "permeability") if role in core.columns}
-    return CoreOnLog(depth=log.depth, porosity=porosity, permeability=permeability, n_plugs=counts,
-                     run_index=run_index, runs=table.runs, plug_sample=sample, report=report, names=names)
+    names = {role: plugs.columns[role] for role in ("porosity", "permeability") if role in plugs.columns}
+    return PlugsOnLog(depth=log.depth, porosity=porosity, permeability=permeability, n_plugs=counts,
+                      run_index=run_index, runs=table.runs, plug_sample=sample, report=report, names=names)
 
 
 def _check_options(on_shared_sample, permeability_mean):
     if on_shared_sample not in ("average", "raise"):
-        raise InputError(f"merge_core: on_shared_sample must be 'average' or 'raise', got {on_shared_sample!r}")
+        raise InputError(f"merge_plugs: on_shared_sample must be 'average' or 'raise', got {on_shared_sample!r}")
     if permeability_mean not in _MEANS:
-        raise InputError(f"merge_core: permeability_mean must be one of {', '.join(_MEANS)}, "
+        raise InputError(f"merge_plugs: permeability_mean must be one of {', '.join(_MEANS)}, "
                          f"got {permeability_mean!r}")
 
 
@@ -247,11 +247,11 @@ def _tolerance(tolerance, depth) -> float:
     if tolerance is None:
         step = log_step(depth)
         if step == 0.0:
-            raise InputError("merge_core: a log of one sample has no step; give tolerance")
+            raise InputError("merge_plugs: a log of one sample has no step; give tolerance")
         return 0.5 * step
     value = float(tolerance)
     if not (np.isfinite(value) and value >= 0):
-        raise InputError(f"merge_core: tolerance must be a finite depth >= 0, got {tolerance!r}")
+        raise InputError(f"merge_plugs: tolerance must be a finite depth >= 0, got {tolerance!r}")
     return value
 
 

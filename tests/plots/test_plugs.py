@@ -1,4 +1,4 @@
-"""glassformer.plots.core: the depth-matching figures draw exactly the correlations, shifts and
+"""glassformer.plots.plugs: the depth-matching figures draw exactly the correlations, shifts and
 depths they are given (Agg back end)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from glassformer import plots as gp  # noqa: E402
-from glassformer.data import CoreTable, WellLog, estimate_depth_shifts  # noqa: E402
+from glassformer.data import PlugTable, WellLog, estimate_depth_shifts  # noqa: E402
 from glassformer.errors import ShapeError  # noqa: E402
 
 SHIFTS = np.linspace(-1.0, 1.0, 21)
@@ -67,7 +67,7 @@ def test_plot_depth_match_draws_an_estimate_and_writes_a_png(tmp_path):
     depth = np.arange(0.0, 60.0, 0.1524)
     phif = np.convolve(rng.normal(0.2, 0.05, depth.size), np.ones(3) / 3, mode="same")
     plugs = np.sort(rng.uniform(10.0, 40.0, 80))
-    core = CoreTable(depth=plugs, porosity=np.interp(plugs + 0.6, depth, phif), permeability=np.full(80, np.nan))
+    core = PlugTable(depth=plugs, porosity=np.interp(plugs + 0.6, depth, phif), permeability=np.full(80, np.nan))
     match = estimate_depth_shifts(core, WellLog(name="w", depth=depth, curves={"PHIF": phif}))
     ax = gp.plot_depth_match(match)
     curve = [line for line in ax.lines if line.get_label().startswith("core all")][0]
@@ -80,8 +80,8 @@ def test_plot_depth_match_draws_an_estimate_and_writes_a_png(tmp_path):
 
 def test_core_on_log_draws_plugs_as_measured_and_shifted():
     depth = np.arange(100.0, 110.0, 0.5)
-    axes = gp.plot_core_on_log(depth, np.linspace(0.1, 0.3, depth.size), [102.0, 103.0, 104.0], [0.1, 0.2, 0.3],
-                               shifted_depth=[102.5, 103.5, 104.5], run=[1, 1, 2])
+    axes = gp.plot_plugs_on_log(depth, np.linspace(0.1, 0.3, depth.size), [102.0, 103.0, 104.0], [0.1, 0.2, 0.3],
+                                shifted_depth=[102.5, 103.5, 104.5], run=[1, 1, 2])
     assert len(axes) == 2
     run_2 = [line for line in axes[1].lines if line.get_label() == "core 2"][0]
     np.testing.assert_array_equal(run_2.get_ydata(), [104.5])
@@ -90,4 +90,4 @@ def test_core_on_log_draws_plugs_as_measured_and_shifted():
     lo, hi = axes[0].get_ylim()
     assert lo > hi  # depth increases downward
     with pytest.raises(ShapeError, match="one label per plug"):
-        gp.plot_core_on_log(depth, depth * 0, [102.0], [0.1], run=[1, 2])
+        gp.plot_plugs_on_log(depth, depth * 0, [102.0], [0.1], run=[1, 2])

@@ -1,6 +1,7 @@
-"""The intervals of a core run: the sharper calibration chosen on validation, the quantile baseline, the tables.
+"""The intervals of a run on core plugs: the sharper calibration chosen on validation, the quantile baseline,
+the tables.
 
-Used by :func:`~glassformer.wells.run_core_experiment` once its ensembles are trained:
+Used by :func:`~glassformer.wells.run_plugs_experiment` once its ensembles are trained:
 
 * :func:`recalibrate` compares the calibrations of :data:`~glassformer.wells.uncertainty.CALIBRATIONS`
   on the validation plugs (cross-conformal interval score, contiguous folds in depth order) and

@@ -7,18 +7,15 @@
     glassformer train --core 15_9-19A-CORE.csv ... --shifts runs/match19a/shifts.json
 
 Writes ``shifts.json``, ``correlations.csv`` and ``figures/`` (see
-:func:`glassformer.wells.core_match.run_core_match`).
+:func:`glassformer.wells.plugs_match.run_plugs_match`).
 """
 
 from __future__ import annotations
 
 import click
 
-from ..data import read_core, read_well
 from ..data.volve import CORE_POROSITY
-from ..runs import check_out_folder
-from ..wells.core_match import run_core_match
-from .core import _run_column
+from ..wells.plugs_match import PlugsMatchRequest
 
 __all__ = ["core_match"]
 
@@ -44,8 +41,7 @@ __all__ = ["core_match"]
               help="Fewest plugs for a run to get an estimated shift (others keep 0).")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
-def core_match(data, core, core_depth, core_porosity, core_porosity_unit, core_run, match_depth, shift_window,
-               min_plugs, out, overwrite):
+def core_match(**options):
     """Estimate each core run's depth shift (core porosity against a log porosity curve) and write it.
 
     The shift of a run is the one, within +-SHIFT_WINDOW, whose log values best correlate with the
@@ -53,10 +49,6 @@ def core_match(data, core, core_depth, core_porosity, core_porosity_unit, core_r
     correlations.csv (correlation per candidate shift and run) and figures/depth_match.png,
     figures/core_on_log.png into --out.
     """
-    check_out_folder(out, overwrite=overwrite)
-    log = read_well(data)
-    table = read_core(core, depth=core_depth, porosity=core_porosity, permeability=None,
-                      run=_run_column(core, core_run), porosity_unit=core_porosity_unit)
-    run_core_match(out, log, table, curve=match_depth, window=shift_window, min_plugs=min_plugs, echo=click.echo,
-                   overwrite=True)
-    click.echo(f"Wrote {out}")
+    request = PlugsMatchRequest.from_options(options)
+    request.run()
+    click.echo(f"Wrote {request.out}")

@@ -4,7 +4,7 @@ A core table holds one row per plug: the depth the plug was cut at, the core (ru
 from, and the measured porosity and permeability.  Plugs are sparse (every 0.2-0.3 m, with
 gaps of metres between cores) and their depths are the driller's depths, which differ from
 the wireline log depths by a shift that is usually constant within one core run; see
-:mod:`glassformer.data.depth_matching` for estimating it and :mod:`glassformer.data.core_merge`
+:mod:`glassformer.data.depth_matching` for estimating it and :mod:`glassformer.data.plugs_merge`
 for placing the plugs on a log's depth grid.
 
 Units
@@ -29,7 +29,10 @@ import pandas as pd
 
 from ..errors import CurveNotFoundError, DataFileError, DepthError, InputError, ShapeError
 
-__all__ = ["CoreTable", "porosity_scale", "read_core"]
+__all__ = ["PlugTable", "RUN_COLUMNS", "porosity_scale", "read_plugs"]
+
+#: Run-number columns looked for by ``read_plugs(run="auto")`` (compared without case).
+RUN_COLUMNS = ("CORE_NO", "CORE", "CORE_NUMBER", "CORE_ID", "COREID", "RUN", "RUN_NO")
 
 _PERCENT = {"%", "PCT", "PERCENT", "PU", "P.U."}
 _FRACTION = {"V/V", "FRAC", "FRACTION", "DEC", "M3/M3"}
@@ -57,7 +60,7 @@ def porosity_scale(unit: str, where: str = "") -> float:
 
 
 @dataclass(eq=False, kw_only=True)
-class CoreTable:
+class PlugTable:
     """Plugs of a routine core analysis, in file order.
 
     Parameters
@@ -155,7 +158,7 @@ class CoreTable:
         more = f" and {idx.size - _MAX_LISTED} more" if idx.size > _MAX_LISTED else ""
         return f"{named}{more}"
 
-    def shifted(self, shifts: Mapping) -> "CoreTable":
+    def shifted(self, shifts: Mapping) -> "PlugTable":
         """A copy whose depths are moved by each run's shift: ``depth + shifts[run]``.
 
         Parameters
@@ -184,14 +187,14 @@ class CoreTable:
         return replace(self, depth=self.depth + offset)
 
     def __repr__(self) -> str:
-        return (f"CoreTable({len(self)} plugs, {len(self.runs)} run(s), depth {self.depth.min():g} to "
+        return (f"PlugTable({len(self)} plugs, {len(self.runs)} run(s), depth {self.depth.min():g} to "
                 f"{self.depth.max():g} {self.depth_unit}, source={self.source!r})")
 
 
-def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
-              permeability: str | None = "CKHL", run: str | None = None,
-              porosity_unit: str | None = None, depth_unit: str | None = None) -> CoreTable:
-    """Read a routine core-analysis table (CSV, one row per plug) into a :class:`CoreTable`.
+def read_plugs(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
+               permeability: str | None = "CKHL", run: str | None = None,
+               porosity_unit: str | None = None, depth_unit: str | None = None) -> PlugTable:
+    """Read a routine core-analysis table (CSV, one row per plug) into a :class:`PlugTable`.
 
     Parameters
     ----------
@@ -205,6 +208,7 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
         Core permeability column, in mD (CKHL: horizontal, Klinkenberg-corrected).
     run : str, optional
         Core (run) number column, e.g. ``"CORE_NO"``; each run then gets its own depth shift.
+        ``"auto"``: the first of :data:`RUN_COLUMNS` the table has (none: one run); ``"none"``: one run.
     porosity_unit : {"%", "v/v"}, optional
         Required unless the file has a units row: a CSV cannot say whether 18.4 means percent.
     depth_unit : {"m", "ft"}, optional
@@ -212,7 +216,7 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
 
     Returns
     -------
-    CoreTable
+    PlugTable
         Plugs with a depth and at least one of porosity and permeability, in file order.
 
     Raises
@@ -235,6 +239,9 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
     if porosity is None and permeability is None:
         raise InputError(f"{path}: name a porosity or a permeability column (both are None)")
     source, frame = _read_frame(path)
+    if str(run).lower() in ("auto", "none"):
+        header = {str(c).strip().upper() for c in frame.columns}
+        run = next((c for c in RUN_COLUMNS if c in header), None) if str(run).lower() == "auto" else None
     roles = {"depth": depth, "run": run, "porosity": porosity, "permeability": permeability}
     columns = _find_columns(frame, roles, source)
     file_units = _units_row(frame, columns)
@@ -258,7 +265,7 @@ def read_core(path, *, depth: str = "DEPTH", porosity: str | None = "CPOR",
     _check_permeability(perm, file_units.get("permeability"), columns, line, source)
     scale = _porosity_scale(por, porosity_unit, file_units.get("porosity"), columns, line, source)
     runs = None if run is None else _run_labels(frame[columns["run"]].to_numpy()[keep])
-    return CoreTable(depth=values["depth"][keep], porosity=por[keep] * scale, permeability=perm[keep],
+    return PlugTable(depth=values["depth"][keep], porosity=por[keep] * scale, permeability=perm[keep],
                      run=runs, line=line[keep], depth_unit=depth_unit,
                      porosity_unit_read="%" if scale == 0.01 else "v/v",
                      columns=columns, source=str(source))

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InputError, ShapeError
 from ._common import _axes_grid, _depth_label, _invert_depth, _one_axes, _vector
 
-__all__ = ["plot_core_on_log", "plot_depth_match", "plot_shift_correlation"]
+__all__ = ["plot_plugs_on_log", "plot_depth_match", "plot_shift_correlation"]
 
 _ESTIMATED = ("estimated", "at the window edge")
 _CHOSEN = ("set by user", "disabled")
@@ -105,8 +105,8 @@ def plot_depth_match(match, *, reference=None, title=None, ax=None):
         reference=reference, curve=match.curve, depth_unit=match.depth_unit, title=title, ax=ax)
 
 
-def plot_core_on_log(log_depth, log_porosity, core_depth, core_porosity, *, shifted_depth=None, run=None,
-                     curve="PHIF", depth_unit="m", top=None, base=None, title=None, axes=None):
+def plot_plugs_on_log(log_depth, log_porosity, core_depth, core_porosity, *, shifted_depth=None, run=None,
+                      curve="PHIF", depth_unit="m", top=None, base=None, title=None, axes=None):
     """Core porosity (dots) over the log porosity (line) against depth: as measured, and shifted.
 
     Parameters
@@ -126,7 +126,7 @@ def plot_core_on_log(log_depth, log_porosity, core_depth, core_porosity, *, shif
     -------
     numpy.ndarray of Axes, shape (1,) or (2,)
     """
-    where = "plot_core_on_log"
+    where = "plot_plugs_on_log"
     ld = _vector(log_depth, "log_depth", where)
     lp = _vector(log_porosity, "log_porosity", where, ld.size)
     cd = _vector(core_depth, "core_depth", where)

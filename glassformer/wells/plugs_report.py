@@ -1,9 +1,11 @@
-"""What a core run says: coverage before and after calibration, the verdict in words, its figures.
+"""What a run on core plugs (or a deep ensemble) says: coverage before and after calibration, the verdict
+in words, the summary tables, its figures.
 
-Small functions of the run's arrays and metrics, used by :func:`~glassformer.wells.run_core_experiment`:
-:func:`coverage_summary` (the P10-P90 interval's coverage per role, before and after the
-conformal scale, and the coverage curve on the test plugs), :func:`verdict_lines` (which model
-wins on the test plugs, and whether pretraining helped, said in words) and :func:`core_figures`.
+Small functions of the run's arrays and metrics, used by :func:`~glassformer.wells.run_plugs_experiment`
+and :func:`~glassformer.wells.run_ensemble_experiment`: :func:`coverage_summary` (the P10-P90
+interval's coverage per role, before and after the conformal scale, and the coverage curve on the
+test plugs), :func:`verdict_lines` (which model wins on the test plugs, and whether pretraining
+helped, said in words), :func:`summary_lines` (the tables the run shows) and :func:`plugs_figures`.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ import numpy as np
 from .. import plots
 from ..errors import InputError
 from ..plots._common import _new_figure
-from ..runs import write_figures
 from .intervals import NOMINAL, ConformalScale, coverage_curve, interval_coverage
+from .tables import _num
 from .uncertainty import interval_summary
 
-__all__ = ["core_figures", "coverage_summary", "verdict_lines"]
+__all__ = ["coverage_summary", "interval_lines", "plugs_figures", "summary_lines", "verdict_lines"]
 
 LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -82,31 +84,39 @@ def verdict_lines(metrics: dict) -> list:
             lines.append(f"On the {comp['split']}, the {name} has the lowest RMSE, {rmse:.3f} {unit}, against "
                          f"{base_rmse:.3f} for the best baseline, the {base}.")
     if len(models) > 1 and all(table[n]["rmse"] is not None for n in models[:2]):
-        core, pre = (table[n]["rmse"] for n in models[:2])
-        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {core:.3f} for training "
-                     f"on the core alone; pretraining {'helped' if pre < core else 'did not help'} on the test plugs.")
+        alone, pre = (table[n]["rmse"] for n in models[:2])
+        lines.append(f"Pretraining then fine-tuning on the core: RMSE {pre:.3f} {unit} against {alone:.3f} for "
+                     f"training on the core alone; pretraining {'helped' if pre < alone else 'did not help'} on the "
+                     "test plugs.")
     return lines
 
 
-def core_figures(out, cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference, title):
-    """depth_match, core_on_log, interval_vs_depth, coverage, loss and the core crossplot into ``out/figures``."""
+def plugs_figures(cw, split, wm, quantiles, coverage, ens, selected, log_perm, log_perm_label, reference,
+                  title) -> tuple:
+    """The figures of a run on core plugs: ``(figures, extra)`` for :class:`~glassformer.runs.RunResult`.
+
+    ``figures``: the loss of the selected ensemble's first member; ``extra``: depth_match, core_on_log,
+    interval_vs_depth, coverage and the plugs' porosity-permeability crossplot.
+    """
     extra = {"interval_vs_depth": lambda: _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title),
              "coverage": lambda: _coverage_figure(coverage, title)}
     if cw.match is not None:
         extra["depth_match"] = lambda: plots.plot_depth_match(cw.match, reference=reference)
         curve = cw.match.curve
         shifted = cw.table.shifted(cw.match)
-        extra["core_on_log"] = lambda: plots.plot_core_on_log(
+        extra["core_on_log"] = lambda: plots.plot_plugs_on_log(
             cw.log.depth, cw.log.curve(curve), cw.table.depth, cw.table.porosity, shifted_depth=shifted.depth,
             run=cw.table.run_labels, curve=curve, depth_unit=cw.log.depth_unit)
-    k = np.asarray(cw.log.curve(cw.target), dtype=float)
-    write_figures(out, history=ens.first.model_.history_, extra=extra, depth_unit=cw.log.depth_unit,
-                  title=f"{title}, {selected} (member 1)")
     if cw.porosity is not None:
+        k = np.asarray(cw.log.curve(cw.target), dtype=float)
         plug = np.isfinite(k)
-        write_figures(out, porosity=np.asarray(cw.log.curve(cw.porosity))[plug],
-                      permeability=np.where(k > 0, k, np.nan)[plug], depth_unit=cw.log.depth_unit,
-                      title=f"core plugs on the log, {cw.target} against {cw.porosity},")
+        extra["crossplot"] = lambda: plots.plot_crossplot(
+            np.asarray(cw.log.curve(cw.porosity))[plug], np.where(k > 0, k, np.nan)[plug],
+            depth_unit=cw.log.depth_unit, title=f"core plugs on the log, {cw.target} against {cw.porosity}, "
+                                                "porosity-permeability")
+    figures = {"history": ens.first.model_.history_, "depth_unit": cw.log.depth_unit,
+               "title": f"{title}, {selected} (member 1)"}
+    return figures, extra
 
 
 def _interval_figure(cw, split, wm, quantiles, log_perm, log_perm_label, title):
@@ -132,8 +142,40 @@ def _coverage_figure(coverage, title, where="test plugs"):
     axes = fig.subplots(1, len(coverage), squeeze=False)[0]
     for ax, (name, c) in zip(axes, coverage.items()):
         curve = c["curve_test"]
-        plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"],
-                                               f"calibrated ({c['calibration']['score']} score, each level)": curve["after"]},
+        calibrated = f"calibrated ({c['calibration']['score']} score, each level)"
+        plots.plot_coverage(curve["nominal"], {"before calibration": curve["before"], calibrated: curve["after"]},
                             n=curve["n"], ax=ax, title=f"{name}\n{where}")
     fig.suptitle(f"{title}: coverage of the ensemble's intervals")
     return fig
+
+
+def summary_lines(metrics: dict) -> list:
+    """The plain-text summary the CLI prints: the test table, the verdict and the coverage."""
+    unit = metrics["units"]["rmse"]
+    comp = metrics["comparison"]
+    lines = [f"{metrics['title']} -- {comp['split']}, RMSE/MAE in {unit}",
+             f"  {'model':<38}{'RMSE':>12}{'MAE':>12}{'R2':>12}{'n':>6}{'train s':>10}"]
+    for name, r in comp["table"].items():
+        lines.append(f"  {name:<38}{_num(r['rmse'])}{_num(r['mae'])}{_num(r['r2'])}{r['n']:>6}"
+                     f"{_num(r.get('train_s'), 10, 2, 'f')}")
+    lines += metrics["verdict"]
+    for name, c in metrics["coverage"].items():
+        t = c["test"]
+        lines.append(f"P10-P90 coverage of the {name} on the {comp['split']}: {t['before']['coverage']:.0%} before "
+                     f"and {t['after']['coverage']:.0%} after calibration (nominal 80 %; {c['calibration']['score']} "
+                     f"score chosen on validation, fitted on {c['calibration']['n']} validation values)")
+    return lines + interval_lines(metrics)
+
+
+def interval_lines(metrics: dict) -> list:
+    """The P10-P90 intervals on the test plugs: coverage, mean width and interval score, chosen rows and baseline."""
+    table = metrics.get("interval_scores", {}).get("test")
+    if not table:
+        return []
+    width = "decades" if metrics["units"]["rmse"] == "log10 mD" else metrics["units"]["rmse"]
+    lines = [f"  {'P10-P90 interval, test plugs':<60}{'coverage':>9}{'width (' + width + ')':>17}"
+             f"{'interval score':>16}"]
+    for row, r in table.items():
+        if row.endswith("(chosen)") or row.startswith("quantile"):
+            lines.append(f"  {row:<60}{r['coverage']:>9.0%}{r['mean_width']:>17.2f}{r['interval_score']:>16.2f}")
+    return lines

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from glassformer.data import CoreTable, WellLog
+from glassformer.data import PlugTable, WellLog
 from glassformer.errors import DataFileError, InputError
-from glassformer.wells import WellModel, prepare_core_well, split_cores
-from glassformer.wells.core_experiment import _without_held_out
+from glassformer.wells import WellModel, prepare_cored_well, split_plugs
+from glassformer.wells.plugs_experiment import _without_held_out
 from glassformer.wells.ensemble import _windows, prepare
 
 
@@ -30,14 +30,14 @@ SAMPLES = {1: [2, 4, 7], 2: [20, 22, 25], 3: [40, 44, 46], 4: [61, 63, 65]}
 
 def _core():
     d, r, p, k = (np.array(v) for v in zip(*PLUGS))
-    return CoreTable(depth=d, porosity=p, permeability=k, run=r.astype(object),
+    return PlugTable(depth=d, porosity=p, permeability=k, run=r.astype(object),
                      columns={"depth": "DEPTH", "run": "CORE_NO", "porosity": "CPOR", "permeability": "CKHL"},
                      source="hand.csv")
 
 
 @pytest.fixture()
 def cw():
-    return prepare_core_well(_log(), _core(), shifts=None)
+    return prepare_cored_well(_log(), _core(), shifts=None)
 
 
 def test_the_target_exists_exactly_at_the_plug_samples(cw):
@@ -52,7 +52,7 @@ def test_the_target_exists_exactly_at_the_plug_samples(cw):
 
 
 def test_default_split_cycles_train_test_train_validation(cw):
-    split = split_cores(cw, ["PHIF", "VSH"])
+    split = split_plugs(cw, ["PHIF", "VSH"])
     assert split.cores == {"train": [1, 3], "validation": [4], "test": [2]}
     assert split.counts() == {"train": 6, "validation": 3, "test": 3}
     assert np.flatnonzero(split.masks["test"]).tolist() == SAMPLES[2]
@@ -61,35 +61,35 @@ def test_default_split_cycles_train_test_train_validation(cw):
 
 
 def test_named_cores_and_depth_intervals(cw):
-    split = split_cores(cw, ["PHIF"], test_cores=["4"], validation_cores=[1])
+    split = split_plugs(cw, ["PHIF"], test_cores=["4"], validation_cores=[1])
     assert split.cores == {"train": [2, 3], "validation": [1], "test": [4]}
-    by_depth = split_cores(cw, ["PHIF"], test_depth=(119.0, 124.0), validation_cores=[2])
+    by_depth = split_plugs(cw, ["PHIF"], test_depth=(119.0, 124.0), validation_cores=[2])
     assert np.flatnonzero(by_depth.masks["test"]).tolist() == SAMPLES[3]
 
 
 def test_bad_splits_are_refused_with_the_runs_named(cw):
     with pytest.raises(InputError, match="test core.s. 9 not in the core table; its cores are 1, 2, 3, 4"):
-        split_cores(cw, ["PHIF"], test_cores=[9], validation_cores=[1])
+        split_plugs(cw, ["PHIF"], test_cores=[9], validation_cores=[1])
     with pytest.raises(InputError, match="validation cores"):
-        split_cores(cw, ["PHIF"], test_cores=[2])
+        split_plugs(cw, ["PHIF"], test_cores=[2])
     with pytest.raises(InputError, match="both test and validation"):
-        split_cores(cw, ["PHIF"], test_cores=[2], validation_depth=(109.0, 111.0))
+        split_plugs(cw, ["PHIF"], test_cores=[2], validation_depth=(109.0, 111.0))
     with pytest.raises(DataFileError, match="no train plug"):
-        split_cores(cw, ["PHIF"], test_cores=[1, 2], validation_cores=[3, 4])
+        split_plugs(cw, ["PHIF"], test_cores=[1, 2], validation_cores=[3, 4])
 
 
 def test_plugs_without_inputs_are_left_out(cw):
     phi = cw.log.curve("PHIF").copy()
     phi[[20, 22]] = np.nan                                         # two plugs of core 2 lose an input
     cw.log.curves["PHIF"] = phi
-    split = split_cores(cw, ["PHIF", "VSH"])
+    split = split_plugs(cw, ["PHIF", "VSH"])
     assert np.flatnonzero(split.masks["test"]).tolist() == [25]
 
 
 def test_training_windows_hold_targets_only_at_training_plugs(cw):
     """Windows are cut from the whole log (inputs at every depth); the target is NaN except at the
     training plugs, so the masked loss sees those plugs and nothing else."""
-    split = split_cores(cw, ["PHIF", "VSH"])
+    split = split_plugs(cw, ["PHIF", "VSH"])
     wm = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
     X, Y, P = _windows(wm, [split.log_for(cw, "train")])
     parts = wm.windows(split.log_for(cw, "train"), stride=4, with_target=True, pad_last=False)
@@ -109,7 +109,7 @@ def test_training_windows_hold_targets_only_at_training_plugs(cw):
 
 
 def test_pretraining_log_blanks_the_held_out_cores(cw):
-    split = split_cores(cw, ["PHIF", "VSH"])                        # test core 2 (110-112.5 m), validation 4
+    split = split_plugs(cw, ["PHIF", "VSH"])                        # test core 2 (110-112.5 m), validation 4
     pre = _without_held_out(cw, split, "KLOGH")
     blank = ~np.isfinite(pre.curve("KLOGH"))
     assert np.flatnonzero(blank).tolist() == list(range(20, 26)) + list(range(61, 66))
@@ -122,16 +122,16 @@ def test_19a_default_split(shared_data):
     through train, test, train, validation."""
     import warnings
 
-    from glassformer.data import read_core, read_well
+    from glassformer.data import read_plugs, read_well
 
     log = read_well(shared_data / "real" / "15_9-19_A_CPI.las")
-    core = read_core(shared_data / "real" / "15_9-19A-CORE.csv", depth="OrigDepth", run="CORE_NO",
-                     porosity_unit="%")
+    core = read_plugs(shared_data / "real" / "15_9-19A-CORE.csv", depth="OrigDepth", run="CORE_NO",
+                      porosity_unit="%")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        cw = prepare_core_well(log, core)
+        cw = prepare_cored_well(log, core)
     assert len(cw.notes) == 2 and "run(s) 6, 7" in cw.notes[0]
-    split = split_cores(cw, ["PHIF", "VSH", "SW"])
+    split = split_plugs(cw, ["PHIF", "VSH", "SW"])
     assert split.cores == {"train": [1, 3, 5], "validation": [4], "test": [2, 6]}
     assert split.counts() == {"train": 255, "validation": 82, "test": 87}
     assert cw.shifts()["1"] == pytest.approx(1.791, abs=1e-3)

@@ -27,9 +27,9 @@ from .baselines import PorosityPermeabilityTransform
 from .evaluation import regression_metrics
 from .model import BASELINE_NAMES
 
-__all__ = ["CORE_TRANSFORM", "LOG_TRANSFORM", "MEAN", "baseline_predictions", "log_perm_name", "score_roles"]
+__all__ = ["PLUG_TRANSFORM", "LOG_TRANSFORM", "MEAN", "baseline_predictions", "log_perm_name", "score_roles"]
 
-CORE_TRANSFORM = "core poro-perm transform"
+PLUG_TRANSFORM = "core poro-perm transform"
 LOG_TRANSFORM = "log poro-perm transform"
 MEAN = "training mean"
 
@@ -49,7 +49,7 @@ def _log_porosity(cw, name: str):
     return phi, note
 
 
-def _core_transform(cw, train_mask, wm):
+def _plug_transform(cw, train_mask, wm):
     """The transform fitted on the training plugs' core porosity and permeability, applied to log porosity."""
     if cw.porosity is None:
         return None, "the core table has no porosity: no core poro-perm transform"
@@ -67,7 +67,8 @@ def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH")
     """Every baseline's prediction per sample of ``cw.log``, in ``wm``'s units (log10 mD with ``log_target``).
 
     ``wm`` is a :class:`~glassformer.wells.WellModel` whose scalers and baselines were fitted on
-    the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns ``(predictions, seconds, notes)``: dict name -> (n_samples,),
+    the training plugs (its tree ensembles among them when ``wm.tree_baselines``).  Returns
+    ``(predictions, seconds, notes)``: dict name -> (n_samples,),
     dict name -> fit time in s, and list of notes (a baseline that could not be made, and why).
     """
     notes = []
@@ -75,11 +76,11 @@ def baseline_predictions(cw, split, wm, *, log_perm_curve: str | None = "KLOGH")
     preds = {name: p for name, p in own.items() if name not in BASELINE_NAMES}          # the tree ensembles
     seconds = {name: wm.fit_seconds_.get(name, 0.0) for name in preds}
     t0 = time.perf_counter()
-    core_fit, note = _core_transform(cw, split.masks["train"], wm)
-    seconds[CORE_TRANSFORM] = time.perf_counter() - t0
+    plug_fit, note = _plug_transform(cw, split.masks["train"], wm)
+    seconds[PLUG_TRANSFORM] = time.perf_counter() - t0
     notes += [note] if note else []
-    if core_fit is not None:
-        preds[CORE_TRANSFORM] = core_fit
+    if plug_fit is not None:
+        preds[PLUG_TRANSFORM] = plug_fit
     preds[LOG_TRANSFORM] = own[BASELINE_NAMES[0]]
     seconds[LOG_TRANSFORM] = wm.fit_seconds_.get(BASELINE_NAMES[0], 0.0)
     if log_perm_curve:
