@@ -54,5 +54,5 @@ def demo(name, out, quick, overwrite):
             continue
         t0 = time.perf_counter()
         click.echo(f"== demo {n} -> {folders[n]}")
-        demos.run_demo(n, folders[n], echo=click.echo, **({"quick": quick} if n in demos.QUICK_DEMOS else {}))
+        demos.run_demo(n, folders[n], **({"quick": quick} if n in demos.QUICK_DEMOS else {}))
         click.echo(f"== demo {n} done in {time.perf_counter() - t0:.1f} s")

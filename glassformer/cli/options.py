@@ -11,16 +11,16 @@ import math
 
 import click
 
-from ..data import describe_use, parse_units, read_wells
+from ..data import parse_units, read_wells
 from ..data.units import curve_name
 from ..errors import InputError
 from ..nn.positional import get_spec
 from ..nn.positional import positional_names as registered_positional_names
-from ..wells import build_dataset
+from ..wells.option_values import implied_d_model, input_names, positional_options
 
-__all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP", "dataset_from_options",
+__all__ = ["DEPTH_SPEC_HELP", "GreedyCommand", "POSITIONAL_HELP", "WAVELENGTHS_HELP",
            "file_options", "implied_d_model", "input_names", "parse_interval", "positional_names",
-           "positional_options", "reading_options", "report_dataset", "target_name", "well_options"]
+           "positional_options", "reading_options", "target_name", "well_options"]
 
 
 def positional_names() -> list:
@@ -59,85 +59,9 @@ def parse_interval(text: str, option: str) -> tuple[float, float]:
     return a, b
 
 
-def input_names(inputs) -> list:
-    """``--inputs`` values as a list of curve names (commas also separate).
-
-    A value is one curve even with blanks in it: a table's header as written (``"Por (%)"``) and
-    its name (``Por``) both name the curve ``POR``
-    (:func:`glassformer.data.units.curve_name`; blanks inside a name become ``_``).
-
-    Raises
-    ------
-    InputError
-        No mnemonic at all.
-    click.UsageError
-        A mnemonic given twice.
-    """
-    typed = [m.strip() for item in inputs for m in str(item).split(",") if m.strip()]
-    names = [curve_name(m) for m in typed]
-    if not names:
-        raise InputError("--inputs needs at least one curve mnemonic, e.g. --inputs PHIF VSH SW")
-    unique = {}
-    for m, t in zip(names, typed):
-        unique.setdefault(m, t)
-    if len(unique) < len(names):
-        dup = next(t for i, t in enumerate(typed) if names[i] in names[:i])
-        raise click.UsageError(f"--inputs lists {dup} more than once; give each curve once, e.g. "
-                               f"--inputs {' '.join(unique.values())}")
-    return names
-
-
 def target_name(ctx, param, target: str | None) -> str | None:
     """``--target`` as a curve name (a click callback): ``"Perm (mD)"`` -> ``"PERM"`` (see :func:`input_names`)."""
     return None if target is None else curve_name(target)
-
-
-def positional_options(positional: str, wavelengths, positions: str, window: int, d_model: int | None) -> dict:
-    """``positional_options`` for ``--positional``, from its registry entry, checked against
-    ``--wavelengths``, ``--positions`` and ``--d-model``.
-
-    ``d_model=None`` (``compare``, which has no --d-model) skips the width check: the caller takes
-    the width the options imply (:func:`implied_d_model`).
-
-    Raises
-    ------
-    InputError
-        A combination that cannot work, named with the option that fixes it.
-    """
-    spec = get_spec(positional, "--positional")
-    opts = {}
-    if wavelengths and "wavelengths" not in spec.cli_options:
-        raise InputError(f"--wavelengths is used only with --positional wavelengths (got --positional {positional})")
-    if spec.integer_positions:
-        if positions == "depth":
-            raise InputError(f"--positional {positional} needs --positions index (one vector per sample index "
-                             "1..T); depths in metres are not table indices")
-        opts["max_len"] = window + 1
-    if "wavelengths" in spec.cli_options:
-        opts["wavelengths"] = _wavelengths(wavelengths, required="wavelengths" in spec.required)
-    if spec.d_model_for is not None and d_model is not None and d_model != spec.d_model_for(opts):
-        width = spec.d_model_for(opts)
-        why = (f"2 x the number of --wavelengths ({len(opts['wavelengths'])})" if "wavelengths" in opts
-               else f"{width} for this encoding")
-        raise InputError(f"--positional {positional}: --d-model ({d_model}) must be {why}; use --d-model {width}")
-    return opts
-
-
-def implied_d_model(positional: str, options: dict) -> int | None:
-    """The width ``--positional`` with ``options`` implies (2 x the wavelengths, 4 for the chapter's), or None."""
-    spec = get_spec(positional, "--positional")
-    return None if spec.d_model_for is None else int(spec.d_model_for(options))
-
-
-def _wavelengths(values, *, required: bool) -> list:
-    if not values and required:
-        raise InputError("--positional wavelengths needs --wavelengths W1 W2 ... (position units: samples with "
-                         "--positions index, the depth unit with --positions depth); d_model must be 2 x their "
-                         "count")
-    bad = [w for w in values if not (math.isfinite(w) and w > 0)]
-    if bad:
-        raise InputError(f"--wavelengths must be finite numbers > 0, got {bad[0]:g}")
-    return [float(w) for w in values]
 
 
 class GreedyCommand(click.Command):
@@ -246,30 +170,3 @@ def well_options(command):
     ]):
         command = decorator(command)
     return command
-
-
-def dataset_from_options(*, data, manifest, train_depth, test_depth, test_data, aliases, inputs, target, window,
-                         val_data=(), val_depth=(), reading=None):
-    """The :class:`~glassformer.wells.WellDataset` of :func:`well_options`' values (checked before any output).
-
-    ``reading`` is :func:`reading_options` of the command's parameters.  The notes (curve aliases)
-    go to stdout, the warnings of the checks of validation and test wells to stderr.
-    """
-    if not data and not manifest:
-        raise InputError("give the training wells with --data FILE (repeatable) or --manifest FILE")
-    ds = build_dataset(list(data), inputs=inputs, target=target, test_data=list(test_data),
-                       val_data=list(val_data), train_depth=train_depth, test_depth=test_depth,
-                       val_depth=val_depth, manifest=manifest, aliases=list(aliases), window=window,
-                       **(reading or {}))
-    report_dataset(ds, aliases)
-    return ds
-
-
-def report_dataset(ds, aliases) -> None:
-    """Say which curves were read under another name (stdout), and the checks' warnings (stderr)."""
-    for well, used in ds.curves_used.items():
-        for asked, curve in used.items():
-            if asked != curve:
-                click.echo(f"note: well {well}: {describe_use(asked, curve, aliases)}")
-    for line in ds.warnings:
-        click.echo(f"warning: {line}", err=True)

@@ -1,7 +1,8 @@
 """``glassformer train --core``: learn permeability from core plugs, with P10/P50/P90 and their coverage.
 
 The options of :func:`plugs_options` extend ``glassformer train``; with ``--core`` the command
-runs :func:`glassformer.wells.run_plugs_experiment` instead of the log-to-log experiment::
+runs :func:`glassformer.wells.run_plugs_experiment` instead of the log-to-log experiment (through
+:func:`glassformer.wells.train_job.run_train` and :mod:`glassformer.wells.plugs_request`)::
 
     glassformer train --data 15_9-19_A_CPI.las --core 15_9-19A-CORE.csv --core-depth OrigDepth \\
         --core-target CKHL --core-porosity-unit % --match-depth PHIF --inputs PHIF VSH SW --log-target \\
@@ -14,20 +15,12 @@ P10-P90 interval on ``--validation-data`` wells or a ``--validation-depth`` inte
 
 from __future__ import annotations
 
-import math
-
 import click
 
 from ..data import RUN_COLUMNS
 from ..data.volve import CORE_PERMEABILITY, CORE_POROSITY
-from ..errors import InputError
-from ..models import SequenceRegressor
-from ..wells.plugs_request import check_plugs_request as check_plugs_use
-from ..wells.plugs_request import run_ensemble_request, run_plugs_request
-from ..wells.requests import TrainRequest
-from .options import input_names, positional_options
 
-__all__ = ["check_plugs_use", "plugs_options", "run_ensemble_command", "run_plugs_command", "transformer_from_options"]
+__all__ = ["plugs_options"]
 
 _OPTIONS = [
     click.option("--core", "core", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -79,37 +72,3 @@ def plugs_options(command):
     for option in reversed(_OPTIONS):
         command = option(command)
     return command
-
-
-def transformer_from_options(request: TrainRequest):
-    """The (unfitted) transformer of ``request.transformer``, its settings checked before any work.
-
-    The learning rate is checked here (an option value); ``d_model`` against the heads by the
-    estimator (:meth:`~glassformer.models.SequenceRegressor.check_params`), and the positional
-    encoding's options by its registry entry.
-
-    Raises
-    ------
-    InputError
-        A learning rate that is not a finite number > 0; settings the estimator refuses.
-    """
-    t = request.transformer
-    if not (math.isfinite(t.lr) and t.lr > 0):
-        raise InputError(f"--lr: the learning rate must be a finite number > 0, got {t.lr}")
-    model = SequenceRegressor(d_model=t.d_model, num_heads=t.heads, num_layers=t.layers, positional=t.positional,
-                              positional_options=positional_options(t.positional, t.wavelengths, t.positions,
-                                                                    t.window, t.d_model),
-                              lr=t.lr, epochs=t.epochs, random_state=t.seed, progress=False)
-    return model.check_params()          # the estimator's own rules (d_model and heads), before any file is written
-
-
-def run_plugs_command(request: TrainRequest, *, model, engine=None) -> None:
-    """``train --core``: :func:`glassformer.wells.plugs_request.run_plugs_request` into ``request.out``."""
-    run_plugs_request(request, names=input_names(request.inputs), model=model, engine=engine)
-    click.echo(f"Wrote {request.out}")
-
-
-def run_ensemble_command(request: TrainRequest, *, train_logs, test_logs, logs, wm, engine=None) -> None:
-    """``train --ensemble K`` without ``--core``: :func:`glassformer.wells.plugs_request.run_ensemble_request`."""
-    run_ensemble_request(request, train_logs=train_logs, test_logs=test_logs, logs=logs, wm=wm, engine=engine)
-    click.echo(f"Wrote {request.out}")

@@ -1,67 +1,19 @@
-"""Resuming an interrupted ``glassformer train``: what must match, and the command that resumes.
+"""Resuming an interrupted ``glassformer train``: the command line that resumes it.
 
-A checkpoint records the options of the run that wrote it (:func:`run_signature`); ``--resume``
-accepts it only for the same options (output folder, progress and checkpoint frequency may
-differ), so the resumed run reaches bit-identically the parameters of an uninterrupted one.
+A checkpoint records the options of the run that wrote it
+(:func:`glassformer.wells.train_job.run_signature`); ``--resume`` accepts it only for the same
+options (output folder, progress and checkpoint frequency may differ), so the resumed run reaches
+bit-identically the parameters of an uninterrupted one.  :func:`resume_hint` prints the command.
 """
 
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
-
 import click
 
-from .. import io
-from ..errors import InputError, ModelFileError
 from .options import GreedyCommand
 
-__all__ = ["load_resume", "resume_hint", "run_signature"]
-
-#: Options that may differ between an interrupted run and its ``--resume`` (they do not change the result).
-_RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
-
-
-def run_signature(params: dict) -> dict:
-    """The ``train`` options that must match for ``--resume`` (file paths made absolute), JSON-able."""
-    sig = {}
-    for key, value in params.items():
-        if key in _RESUME_FREE:
-            continue
-        if key in ("data", "test_data", "validation_data", "pretrain_data"):
-            value = [str(Path(v).resolve()) for v in value]
-        elif key == "manifest" and value:
-            value = str(Path(value).resolve())
-        sig[key] = list(value) if isinstance(value, tuple) else value
-    return sig
-
-
-def load_resume(resume, params: dict):
-    """Read ``--resume DIR`` (a checkpoint folder or a run folder holding ``checkpoint/``) and check it fits.
-
-    Raises
-    ------
-    ModelFileError
-        Unreadable checkpoint, or one not written by ``glassformer train``.
-    InputError
-        The checkpoint was written with other options (the message lists them).
-    """
-
-    folder = Path(resume)
-    if (folder / "checkpoint" / "checkpoint.json").exists() or (folder / "checkpoint" / "checkpoint.npz").exists():
-        folder = folder / "checkpoint"
-    ck = io.load_checkpoint(folder)
-    saved = (ck.config or {}).get("options") if isinstance(ck.config, dict) else None
-    if not isinstance(saved, dict):
-        raise ModelFileError(f"--resume {resume}: the checkpoint was not written by `glassformer train`")
-    mine = run_signature(params)
-    differ = [f"--{k.replace('_', '-')} is {saved.get(k)!r} there, {v!r} here" for k, v in mine.items()
-              if saved.get(k) != v]
-    if differ:
-        raise InputError(f"--resume {resume}: the checkpoint was written with other options "
-                         f"({'; '.join(differ)}); rerun with the options of the interrupted run")
-    return ck, folder
-
+__all__ = ["resume_hint"]
 
 def resume_hint(ctx: click.Context, folder) -> str:
     """The command line that resumes this run: its non-default options plus ``--resume folder``."""

@@ -1,22 +1,22 @@
-"""``glassformer train``: fit the well transformer on the user's LAS/CSV wells, beside the baselines."""
+"""``glassformer train``: fit the well transformer on the user's LAS/CSV wells, beside the baselines.
+
+The command fills a :class:`~glassformer.wells.requests.TrainRequest` from its options;
+:func:`glassformer.wells.train_job.plan_train` checks it and reads the wells, and
+:func:`~glassformer.wells.train_job.run_train` runs the plan: one transformer beside the baselines,
+a deep ensemble, or a run on core plugs.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from ..data.volve import ATTRIBUTION, is_volve
-from ..errors import InputError
-from ..parallel import engine_from_click, engine_options
-from ..runs import check_out_folder
-from ..train import ResumeFrom, SaveCheckpoint, TrainingInterrupted
-from ..wells import WellModel, run_well_experiment
+from ..parallel import engine_options
+from ..train import TrainingInterrupted
 from ..wells.requests import TrainRequest
-from .plugs import check_plugs_use, plugs_options, run_plugs_command, run_ensemble_command, transformer_from_options
-from .options import (GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, dataset_from_options, input_names,
-                      positional_names, reading_options, target_name, well_options)
-from .resume import load_resume, resume_hint, run_signature
+from ..wells.train_job import plan_train, run_train
+from .options import GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, positional_names, target_name, well_options
+from .plugs import plugs_options
+from .resume import resume_hint
 
 
 @click.command("train", cls=GreedyCommand)
@@ -55,10 +55,7 @@ from .resume import load_resume, resume_hint, run_signature
                    "give the same options as the interrupted run.")
 @plugs_options
 @engine_options
-def train(data, manifest, train_depth, test_depth, test_data, aliases, units, depth_column, sheet, validation_split,
-          inputs, target, log_target,
-          window, stride, epochs, positions, positional, wavelengths, d_model, heads, layers, lr, seed, out, overwrite,
-          progress, checkpoint_every, resume, jobs, scheduler, **core):
+def train(**_options):
     """Train a transformer on well logs and report it beside the baselines.
 
     Each well keeps its own interval (--train-depth WELL=TOP:BASE, or a --manifest); by default a
@@ -88,56 +85,11 @@ def train(data, manifest, train_depth, test_depth, test_data, aliases, units, de
     """
     ctx = click.get_current_context()
     request = TrainRequest.from_options(ctx.params)
-    check_plugs_use(request)
-    if core["core"] is not None:
-        check_out_folder(out, overwrite=overwrite)
-        with engine_from_click(jobs, scheduler) as engine:
-            return run_plugs_command(request, model=transformer_from_options(request), engine=engine)
-    if target is None:
-        raise click.UsageError("Missing option '--target' (or give --core to learn from core plugs).")
-    callbacks = [SaveCheckpoint(Path(out) / "checkpoint", every=checkpoint_every,
-                                config={"command": "train", "options": run_signature(ctx.params)})]
-    resuming_here = False
-    if resume is not None:
-        ck, ck_folder = load_resume(resume, ctx.params)
-        callbacks.append(ResumeFrom(ck))
-        resuming_here = Path(ck_folder).resolve().parent == Path(out).resolve()
-    check_out_folder(out, overwrite=overwrite or resuming_here)   # created later, once the inputs are valid
-    names = input_names(inputs)
-    if str(target).strip().upper() in {m.upper() for m in names}:
-        raise InputError(f"--target {target} is also one of --inputs {' '.join(names)}; the model would "
-                         "see the answer (choose inputs without the target)")
-    ensemble = bool(core["ensemble"])            # an ensemble reads and calibrates on its validation data itself
-    ds = dataset_from_options(data=data, manifest=manifest, train_depth=train_depth, test_depth=test_depth,
-                              test_data=test_data, val_data=() if ensemble else core["validation_data"],
-                              aliases=aliases, inputs=names, target=target, window=window,
-                              reading=reading_options(ctx.params))
-    test_logs = ds.test
-    if not test_logs:
-        test_logs = ds.train
-        click.echo("note: no --test-depth / --test-data given: the 'test' metrics are on the training interval")
-    model = transformer_from_options(request).set_params(progress=progress)   # checked before --out exists
-    wm = WellModel(names, target, log_target=log_target, window=window, stride=stride, positions=positions,
-                   model=model, validation=validation_split)
-    if ensemble:
-        with engine_from_click(jobs, scheduler) as engine:
-            return run_ensemble_command(request, train_logs=ds.train, test_logs=test_logs, logs=ds.wells, wm=wm,
-                                        engine=engine)
-    wells = [*ds.train, *ds.val, *ds.test]
+    plan = plan_train(request)                   # every rule checked and the wells read before --out exists
     try:
-        run_well_experiment(out, ds.train, test_logs, wm, title="glassformer train", echo=click.echo,
-                            boundary=ds.boundary, attribution=ATTRIBUTION if any(map(is_volve, wells)) else None,
-                            overwrite=True, callbacks=callbacks, val_logs=ds.val, config=_config(ctx.params, ds))
+        run_train(plan)
     except TrainingInterrupted as exc:
         click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
                    f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)
         ctx.exit(exc.exit_status)
-    click.echo(f"Wrote {out}")
-
-
-def _config(params: dict, ds) -> dict:
-    """What ``train`` read, for config.json: the files, intervals and aliases given, and the curves used."""
-    files = {k: [str(p) for p in params[k]] for k in ("data", "test_data", "validation_data")}
-    return {"command": "train", **files, "manifest": params["manifest"], "train_depth": list(params["train_depth"]),
-            "test_depth": list(params["test_depth"]), "aliases": list(params["aliases"]),
-            "curves_used": ds.curves_used}
+    click.echo(f"Wrote {request.out}")

@@ -12,8 +12,9 @@ name                      what it runs
 ``shakespeare``           character-level decoder-only LM on tiny Shakespeare (:mod:`.shakespeare`)
 ========================  ==========================================================================
 
-Each ``run(out, echo=print)`` writes a complete run folder (see :mod:`glassformer.runs`) and returns
-its metrics.  The demos are scripts on the public API; the CLI finds this catalogue through the
+Each ``run(out)`` writes a complete run folder (see :mod:`glassformer.runs`) and returns its metrics;
+what it reports goes through :mod:`glassformer.reporting` (shown by ``glassformer demo``, or inside
+``glassformer.reporting.shown()``).  The demos are scripts on the public API; the CLI finds this catalogue through the
 ``glassformer.demos`` entry point (the library never imports it).
 """
 
@@ -23,7 +24,7 @@ from ..errors import InputError
 from . import neighbor, porosity, real_wells, shakespeare, synthetic_wells, translate, wavelengths
 from .compare import compare_demo
 
-#: Demo name -> its module (each has ``run(out, echo=print, **kw)``).
+#: Demo name -> its module (each has ``run(out, **kw)``).
 DEMOS = {
     "porosity": porosity,
     "neighbor": neighbor,

@@ -15,7 +15,6 @@ against depth, and ``report.html`` everything.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from ..errors import InputError
 from ..wells import seed_list
@@ -28,7 +27,7 @@ __all__ = ["COMPARE_DEMOS", "compare_demo"]
 COMPARE_DEMOS = ("porosity", "synthetic-wells", "real-wells")
 
 
-def compare_demo(name: str, out, *, seeds=None, epochs: int | None = None, echo: Callable = print) -> dict:
+def compare_demo(name: str, out, *, seeds=None, epochs: int | None = None) -> dict:
     """Run the comparison of one demonstration into ``out``.
 
     ``name``: ``"porosity"`` (training-interval fit, forecasts listed; 3 seeds by default),
@@ -45,7 +44,7 @@ def compare_demo(name: str, out, *, seeds=None, epochs: int | None = None, echo:
         raise InputError(f"unknown comparison demo {name!r}; choose from {', '.join(COMPARE_DEMOS)}")
     kw = {} if epochs is None else {"epochs": int(epochs)}
     if name == "porosity":
-        return run_porosity(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
+        return run_porosity(Path(out), seeds=seeds or seed_list(3), **kw)
     if name == "synthetic-wells":
-        return run_synthetic_wells(Path(out), seeds=seeds or seed_list(3), echo=echo, **kw)
-    return run_real_wells(Path(out), seeds=seeds or seed_list(1), echo=echo, **kw)
+        return run_synthetic_wells(Path(out), seeds=seeds or seed_list(3), **kw)
+    return run_real_wells(Path(out), seeds=seeds or seed_list(1), **kw)

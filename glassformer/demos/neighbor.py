@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -33,6 +32,7 @@ from .. import plots
 from ..data.synthetic import neighbor_dataset, split_by_sequence
 from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
+from ..reporting import say
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_2
 from ..train import PrintLoss
@@ -56,11 +56,11 @@ def prepare_data():
     return X[tr], y[tr], X[te], y[te]
 
 
-def train(epochs: int = 1000, *, print_every: int | None = 20, echo: Callable = print, progress: bool = False):
+def train(epochs: int = 1000, *, print_every: int | None = 20, progress: bool = False):
     """Train the chapter's model on the chapter's split; returns ``(model, X_train, y_train, X_test, y_test)``."""
     Xtr, ytr, Xte, yte = prepare_data()
     model = SequenceRegressor.chapter_model(epochs=epochs, batch_size=32, lr=0.3, progress=progress)
-    cbs = [PrintLoss(print_every, "Epoch {epoch1:4d}/{epochs} | Mean batch MSE: {loss:.6f}", offset=1, echo=echo)] \
+    cbs = [PrintLoss(print_every, "Epoch {epoch1:4d}/{epochs} | Mean batch MSE: {loss:.6f}", offset=1, echo=say)] \
         if print_every else []
     model.fit(Xtr, ytr, POSITIONS, callbacks=cbs)
     return model, Xtr, ytr, Xte, yte
@@ -84,32 +84,31 @@ def ablation(model, X, y) -> dict:
             "identity": mse(model.predict_with_attention(X, POSITIONS, np.eye(L)))}
 
 
-def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int | None = None, report: bool = True,
-        echo: Callable = print) -> dict:
+def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int | None = None, report: bool = True) -> dict:
     """Run demonstration 2 and write its run folder; returns the metrics dict."""
     out = prepare_run_dir(out)
-    echo("Demonstration 2, the next depth: target = 2 x porosity at the next depth; 800 train / 200 test sequences")
+    say("Demonstration 2, the next depth: target = 2 x porosity at the next depth; 800 train / 200 test sequences")
     t0 = time.perf_counter()
-    model, Xtr, ytr, Xte, yte = train(epochs, echo=echo)
+    model, Xtr, ytr, Xte, yte = train(epochs)
     tf_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     lstm = LSTMRegressor(**dict(LSTM_PARAMS, **({"epochs": lstm_epochs} if lstm_epochs else {}))).fit(Xtr, ytr)
     lstm_seconds = time.perf_counter() - t0
     lstm_pred = lstm.predict(Xte)
-    echo(f"LSTM (bidirectional, {lstm.network_.num_parameters()} parameters) held-out MSE: "
-         f"{float(np.mean((lstm_pred - yte) ** 2)):.6f}")
+    say(f"LSTM (bidirectional, {lstm.network_.num_parameters()} parameters) held-out MSE: "
+        f"{float(np.mean((lstm_pred - yte) ** 2)):.6f}")
     pred = model.predict(Xte, POSITIONS)
     test_mse = float(np.mean((pred - yte) ** 2))
-    echo(f"Held-out test MSE (eval mode, 200 sequences): {test_mse:.6f}")
+    say(f"Held-out test MSE (eval mode, 200 sequences): {test_mse:.6f}")
     tr = model.trace(Xte, POSITIONS)
     A_mean = tr["layers.0.A"][:, 0].mean(axis=0)
     summ = attention_summary(A_mean)
-    echo(f"Learned attention (mean over test sequences): weight on key i+1 = {summ['superdiagonal_mean']:.3f}, "
-         f"elsewhere = {summ['elsewhere_mean']:.3f}; key i+1 is the largest weight in "
-         f"{summ['superdiagonal_is_row_max']}/{summ['rows_checked']} rows")
+    say(f"Learned attention (mean over test sequences): weight on key i+1 = {summ['superdiagonal_mean']:.3f}, "
+        f"elsewhere = {summ['elsewhere_mean']:.3f}; key i+1 is the largest weight in "
+        f"{summ['superdiagonal_is_row_max']}/{summ['rows_checked']} rows")
     abl = ablation(model, Xte, yte)
-    echo("Ablation on the held-out sequences (MSE): " +
-         ", ".join(f"{k} {v:.6f}" for k, v in abl.items()))
+    say("Ablation on the held-out sequences (MSE): " +
+        ", ".join(f"{k} {v:.6f}" for k, v in abl.items()))
     # Baselines: a same-depth linear transform of porosity (no context) and the training mean.
     ppt = PorosityPermeabilityTransform().fit_log10(Xtr.ravel(), ytr.ravel())
     mean = TrainingMean().fit(None, ytr)
@@ -133,7 +132,7 @@ def run(out="glassformer_runs/neighbor", *, epochs: int = 1000, lstm_epochs: int
     write_trace_figures(out, tr, POSITIONS, sequences=(0, 1, 2), depth_unit="sample index")
     if report:
         write_report(out, run_config_defaults())
-    echo(f"Wrote {out}")
+    say(f"Wrote {out}")
     return metrics
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -39,6 +38,7 @@ from .. import plots
 from ..data.scaling import MinMaxScaler
 from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
+from ..reporting import say
 from ..runs import prepare_run_dir, write_csv, write_figures, write_json, write_trace_figures
 from ..selftest.published import demonstration_1
 from ..train import PrintLoss
@@ -72,12 +72,13 @@ def prepare_data():
     return x, y, xf, xs, ys
 
 
-def train(epochs: int = 30000, *, print_every: int | None = 2000, echo: Callable = print,
-          random_state: int = 42) -> tuple:
-    """Train the chapter's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``."""
+def train(epochs: int = 30000, *, print_every: int | None = 2000, random_state: int = 42) -> tuple:
+    """Train the chapter's model; returns ``(model, x, y, x_forecast, x_scaler, y_scaler)``.
+
+    The loss every ``print_every`` epochs is reported (:func:`glassformer.reporting.say`)."""
     x, y, xf, xs, ys = prepare_data()
     model = SequenceRegressor.chapter_model(epochs=epochs, random_state=random_state)
-    cbs = [PrintLoss(print_every, "Epoch {epoch:5d} | MSE: {loss:.6f}", echo=echo)] if print_every else []
+    cbs = [PrintLoss(print_every, "Epoch {epoch:5d} | MSE: {loss:.6f}", echo=say)] if print_every else []
     model.fit(x, y, DEPTH, callbacks=cbs)
     return model, x, y, xf, xs, ys
 
@@ -100,7 +101,7 @@ def train_lstm(x, y, *, random_state: int = 42, epochs: int | None = None) -> LS
 
 
 def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int | None = None,
-            first=None, echo: Callable = print) -> tuple:
+            first=None) -> tuple:
     """Fit every model once per seed on the 7 training depths.
 
     Returns ``(runs, models)``: the per-seed records for :func:`~glassformer.wells.summarise_runs`
@@ -136,7 +137,7 @@ def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int 
                      "forecast_mD": {"transformer": to_mD(tf.predict(xf, DEPTH_FORECAST)),
                                      "LSTM": to_mD(lstm.predict(xf))}})
         if len(seeds) > 1:
-            echo(f"  seed {seed}: training-interval RMSE (mD) " + ", ".join(
+            say(f"  seed {seed}: training-interval RMSE (mD) " + ", ".join(
                 f"{k} {v['rmse']:.2f}" for k, v in runs[-1]["metrics"]["train"].items()))
         if i == 0:
             models = {"transformer": tf, "LSTM": lstm}
@@ -144,7 +145,7 @@ def compare(x, y, xf, ys, *, seeds=(42,), epochs: int = 30000, lstm_epochs: int 
 
 
 def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), lstm_epochs: int | None = None,
-        report: bool = True, echo: Callable = print) -> dict:
+        report: bool = True) -> dict:
     """Run demonstration 1 and the comparison; write its run folder (with report.html) and return the metrics.
 
     ``seeds``: the first is the published run (42 reproduces the chapter's printed MSE); more seeds
@@ -152,21 +153,20 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     """
     seeds = [int(s) for s in seeds]
     out = prepare_run_dir(out)
-    echo("Demonstration 1, seven depths: porosity -> permeability at depths 1-7 m, forecast 8-14 m")
+    say("Demonstration 1, seven depths: porosity -> permeability at depths 1-7 m, forecast 8-14 m")
     t0 = time.perf_counter()
-    model, x, y, xf, xs, ys = train(epochs, echo=echo, random_state=seeds[0])
+    model, x, y, xf, xs, ys = train(epochs, random_state=seeds[0])
     model.fit_s_ = time.perf_counter() - t0
     f = forecasts(model, x, xf, ys)
-    _echo_forecasts(f, echo)
+    _say_forecasts(f)
     # The comparison on the same 7 points (fit quality only: no truth exists at depths 8-14).
-    runs, fitted = compare(x, y, xf, ys, seeds=seeds, epochs=epochs, lstm_epochs=lstm_epochs, first=model,
-                           echo=echo)
+    runs, fitted = compare(x, y, xf, ys, seeds=seeds, epochs=epochs, lstm_epochs=lstm_epochs, first=model)
     to_mD = lambda a: ys.inverse_transform(a.reshape(-1, 1))[:, 0]  # noqa: E731
     lstm = fitted["LSTM"]
     f["lstm"], f["lstm_forecast"] = to_mD(lstm.predict(x)), to_mD(lstm.predict(xf))
     baselines = {"transform": PorosityPermeabilityTransform().fit(POROSITY, PERMEABILITY),
                  "mean": TrainingMean().fit(None, PERMEABILITY)}
-    metrics = _metrics(model, f, baselines, runs, seeds, echo)
+    metrics = _metrics(model, f, baselines, runs, seeds)
     model.save(Path(out) / "model", overwrite=True)
     lstm.save(Path(out) / "model_lstm", overwrite=True)
     write_json(Path(out) / "config.json", {"demo": "porosity", "chapter_section": "Transformer Demonstration #1",
@@ -177,31 +177,31 @@ def run(out="glassformer_runs/porosity", *, epochs: int = 30000, seeds=(42,), ls
     rows = _rows(f, baselines)
     write_csv(Path(out) / "predictions.csv", rows)
     _figures(out, model, rows, f, np.concatenate([x, xf], axis=1), y)
-    echo(format_comparison_table(metrics, "mD"))
+    say(format_comparison_table(metrics, "mD"))
     if report:
         write_report(out, run_config_defaults())
-    echo(f"Wrote {out}")
+    say(f"Wrote {out}")
     return metrics
 
 
-def _echo_forecasts(f: dict, echo: Callable) -> None:
+def _say_forecasts(f: dict) -> None:
     """The fit at depths 1-7 and both forecasting schemes at depths 8-14, each line with its own depth."""
-    echo("Training interval (observed vs predicted, mD):")
+    say("Training interval (observed vs predicted, mD):")
     for d, phi, k, kh in zip(DEPTH, POROSITY, PERMEABILITY, f["train"]):
-        echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | observed {k:6.1f} | predicted {kh:6.1f}")
-    echo("Forecast, scheme A -- the forecast window alone (depths 8-14 at positions 8..14, 7-long like training):")
+        say(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | observed {k:6.1f} | predicted {kh:6.1f}")
+    say("Forecast, scheme A -- the forecast window alone (depths 8-14 at positions 8..14, 7-long like training):")
     for d, phi, kh in zip(DEPTH_FORECAST, POROSITY_FORECAST, f["forecast_alone"]):
-        echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
-    echo("Forecast, scheme B -- all 14 depths in one window (the chapter's code; attention mixes in depths 1-7):")
+        say(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
+    say("Forecast, scheme B -- all 14 depths in one window (the chapter's code; attention mixes in depths 1-7):")
     for d, phi, kh in zip(DEPTH_FORECAST, POROSITY_FORECAST, f["window14"][7:]):
-        echo(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
+        say(f"  depth {d:4.0f} m | porosity {phi:4.1f} % | predicted permeability {kh:6.1f} mD")
     shift = np.max(np.abs(f["window14"][:7] - f["train"]))
-    echo(f"  (scheme B changes the training-depth outputs by up to {shift:.1f} mD: at depths 1-7 it gives "
-         + ", ".join(f"{v:.1f}" for v in f["window14"][:7])
-         + " mD -- the seven values the chapter's listing prints under the labels of depths 8-14)")
+    say(f"  (scheme B changes the training-depth outputs by up to {shift:.1f} mD: at depths 1-7 it gives "
+        + ", ".join(f"{v:.1f}" for v in f["window14"][:7])
+        + " mD -- the seven values the chapter's listing prints under the labels of depths 8-14)")
 
 
-def _metrics(model, f: dict, baselines: dict, runs: list, seeds: list, echo: Callable) -> dict:
+def _metrics(model, f: dict, baselines: dict, runs: list, seeds: list) -> dict:
     ppt, mean = baselines["transform"], baselines["mean"]
     summary = summarise_runs(runs, "train")
     hist = model.history_
@@ -237,8 +237,8 @@ def _metrics(model, f: dict, baselines: dict, runs: list, seeds: list, echo: Cal
                    "sd": np.std([r["forecast_mD"][name] for r in runs], axis=0, ddof=1)}
             for name in ("transformer", "LSTM")}
         for name, v in metrics["forecast_across_seeds_mD"].items():
-            echo(f"  {name} forecast at depths 8-14, sd across seeds (mD): "
-                 + ", ".join(f"{x:.1f}" for x in v["sd"]))
+            say(f"  {name} forecast at depths 8-14, sd across seeds (mD): "
+                + ", ".join(f"{x:.1f}" for x in v["sd"]))
     return metrics
 
 

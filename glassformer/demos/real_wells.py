@@ -20,11 +20,11 @@ petrophysicist, so part of what any model learns here is that interpretation's t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from ..data.volve import ATTRIBUTION, F11B_FORECAST_M, F11B_TRAIN_M, read_volve
 from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
 from ..report import write_report
+from ..reporting import say
 from ..runs import write_json
 from ..wells import WellModel, run_well_experiment
 
@@ -38,7 +38,7 @@ def _well_model(epochs: int, window: int, lstm: bool = True) -> WellModel:
 
 
 def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32, root=None, seeds=(42,),
-        lstm: bool = True, echo: Callable = print) -> dict:
+        lstm: bool = True) -> dict:
     """Run both Volve experiments, the blind well first; returns ``{"across-wells": metrics, "f11b-depth-split": metrics}``."""
     out = Path(out)
     f11b = read_volve("F-11B", root)
@@ -46,17 +46,17 @@ def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32
     f1a = read_volve("F-1A", root)
     step = float(f11b.depth[1] - f11b.depth[0])
     results = {}
-    echo("Real wells, experiment 1: a blind well, 15/9-F-1 A (trained on 15/9-F-11 B + 15/9-F-1 B)")
+    say("Real wells, experiment 1: a blind well, 15/9-F-1 A (trained on 15/9-F-11 B + 15/9-F-1 B)")
     results["across-wells"] = run_well_experiment(
         out / "across-wells", [f11b, f1b], [f1a], _well_model(epochs, window, lstm), seeds=seeds,
-        title="Blind well 15/9-F-1 A (trained on 15/9-F-11 B and 15/9-F-1 B)", echo=echo, attribution=ATTRIBUTION,
+        title="Blind well 15/9-F-1 A (trained on 15/9-F-11 B and 15/9-F-1 B)", attribution=ATTRIBUTION,
         config={"demo": "real-wells", "experiment": "across-wells"})
-    echo("Real wells, experiment 2: 15/9-F-11 B depth split, train 3351.6-4300 m, forecast 4300-4744.8 m")
+    say("Real wells, experiment 2: 15/9-F-11 B depth split, train 3351.6-4300 m, forecast 4300-4744.8 m")
     train = f11b.interval(*F11B_TRAIN_M)
     test = f11b.interval(F11B_FORECAST_M[0] + step / 2, F11B_FORECAST_M[1])   # 4300.0 m belongs to training
     results["f11b-depth-split"] = run_well_experiment(
         out / "f11b-depth-split", [train], [test], _well_model(epochs, window, lstm), seeds=seeds,
-        title="15/9-F-11 B depth split (easier: neighbouring intervals are alike)", echo=echo,
+        title="15/9-F-11 B depth split (easier: neighbouring intervals are alike)",
         attribution=ATTRIBUTION, boundary=F11B_TRAIN_M[1],
         config={"demo": "real-wells", "experiment": "f11b-depth-split", "train_m": F11B_TRAIN_M,
                 "forecast_m": F11B_FORECAST_M})
@@ -69,5 +69,5 @@ def run(out="glassformer_runs/real-wells", *, epochs: int = 40, window: int = 32
         **{name: r["comparison"]["table"] for name, r in results.items()},
         "seeds": list(seeds), "attribution": ATTRIBUTION})
     write_report(out, run_config_defaults())
-    echo(ATTRIBUTION)
+    say(ATTRIBUTION)
     return results

@@ -24,7 +24,6 @@ start of the validation text), ``model/``.
 from __future__ import annotations
 
 import time
-from typing import Callable
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from ..io import atomic_write_text
 from ..models.lm import DecoderOnlyLM, evaluate_lm, fit_lm
 from ..plots import plot_cross_attention, plot_loss, save_figure
 from ..report import write_report
+from ..reporting import say
 from ..runs import close_figure, prepare_run_dir, write_json
 from ..text import SHAKESPEARE_ATTRIBUTION, CharTokenizer, load_shakespeare, split_text
 from ..train import PrintLoss
@@ -55,7 +55,7 @@ def _unigram_entropy(ids: np.ndarray, vocab: int) -> float:
     return float(-(p * np.log(p)).sum())
 
 
-def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable = print, progress: bool = True,
+def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, progress: bool = True,
                     data_path=None, sample_chars: int = 500, blas_threads: int | None = 1, **overrides) -> dict:
     """Train a character-level LM on tiny Shakespeare into ``out_dir``; returns the metrics.
 
@@ -66,7 +66,6 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
         :data:`QUICK` (about 30 s) instead of :data:`FULL` (a few minutes).
     seed : int
         Initialisation, training windows and the sample.
-    echo : callable
     progress : bool
         tqdm bar over epochs.
     data_path : path, optional
@@ -88,11 +87,11 @@ def run_shakespeare(out_dir, *, quick: bool = False, seed: int = 0, echo: Callab
     cfg = demo_settings("run_shakespeare", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
-        return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path,
+        return _run(out, cfg, quick=quick, seed=seed, progress=progress, data_path=data_path,
                     sample_chars=sample_chars)
 
 
-def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> dict:
+def _run(out, cfg, *, quick, seed, progress, data_path, sample_chars) -> dict:
     t_start = time.perf_counter()
     text = load_shakespeare(data_path)
     train_text, val_text = split_text(text, 0.1)
@@ -103,11 +102,11 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     model = DecoderOnlyLM(tok.vocab_size, d_model=cfg["d_model"], nhead=cfg["nhead"], num_layers=cfg["num_layers"],
                           dim_feedforward=cfg["dim_feedforward"], dropout=cfg["dropout"], max_len=B,
                           positional=cfg["positional"], rng=seed, dtype=np.dtype(cfg["dtype"]))
-    echo(f"shakespeare: {train_ids.size:,} training / {val_ids.size:,} validation characters, "
-         f"vocabulary {tok.vocab_size}, {sum(p.size for _, p in model.named_parameters()):,} parameters")
+    say(f"shakespeare: {train_ids.size:,} training / {val_ids.size:,} validation characters, "
+        f"vocabulary {tok.vocab_size}, {sum(p.size for _, p in model.named_parameters()):,} parameters")
     initial = evaluate_lm(model, val_ids, block_size=B)
     cbs = [PrintLoss(1, "epoch {epoch1}/{epochs}: train loss {loss:.4f}, validation loss {val_loss:.4f}",
-                     echo=echo)]
+                     echo=say)]
     t0 = time.perf_counter()
     hist = fit_lm(model, train_ids, val_ids=val_ids, block_size=B, batch_size=cfg["batch_size"],
                   steps=cfg["steps"], steps_per_epoch=cfg["steps_per_epoch"], lr=cfg["lr"],
@@ -136,8 +135,8 @@ def _run(out, cfg, *, quick, seed, echo, progress, data_path, sample_chars) -> d
     metrics["total_seconds"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
     write_report(out)
-    echo(f"validation loss {final:.4f} nats/char (unigram baseline {metrics['unigram_baseline_nats']:.3f}); sample:")
-    echo(sample[:300])
+    say(f"validation loss {final:.4f} nats/char (unigram baseline {metrics['unigram_baseline_nats']:.3f}); sample:")
+    say(sample[:300])
     return metrics
 
 
@@ -174,6 +173,6 @@ def _figures(out, model, hist, val_ids, tok, cfg: dict) -> None:
     close_figure(ax)
 
 
-def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:
+def run(out, *, quick: bool = False, **kwargs) -> dict:
     """Entry point for :func:`glassformer.demos.run_demo` (``glassformer demo shakespeare``)."""
-    return run_shakespeare(out, quick=quick, echo=echo, **kwargs)
+    return run_shakespeare(out, quick=quick, **kwargs)

@@ -16,10 +16,10 @@ retrained with ``seeds`` (default 42, 0, 1) and reported as mean ± sd.
 
 from __future__ import annotations
 
-from typing import Callable
 
 from ..data.synthetic import split_by_sequence, synthetic_wells
 from ..models import LSTMRegressor, SequenceRegressor
+from ..reporting import say
 from ..wells import WellModel, run_well_experiment
 
 #: Seeds of the comparison (initialisation, shuffling, validation split of both networks).
@@ -27,9 +27,9 @@ SEEDS = (42, 0, 1)
 
 
 def run(out="glassformer_runs/synthetic-wells", *, epochs: int = 30, n_wells: int = 100, window: int = 32,
-        seeds=SEEDS, lstm: bool = True, echo: Callable = print) -> dict:
+        seeds=SEEDS, lstm: bool = True) -> dict:
     """Train on 80 synthetic wells, test on 20; write the run folder and return the metrics."""
-    echo(f"Synthetic wells: {n_wells} wells (seeded generator), 80/20 split by well, inputs PHI, VSH -> log10 PERM")
+    say(f"Synthetic wells: {n_wells} wells (seeded generator), 80/20 split by well, inputs PHI, VSH -> log10 PERM")
     wells = synthetic_wells(n_wells=n_wells, seed=13)
     tr, te = split_by_sequence(len(wells), 0.8, seed=42)
     train_logs = [wells[i] for i in sorted(tr)]
@@ -37,5 +37,5 @@ def run(out="glassformer_runs/synthetic-wells", *, epochs: int = 30, n_wells: in
     wm = WellModel(["PHI", "VSH"], "PERM", window=window, model=SequenceRegressor(epochs=epochs),
                    lstm=LSTMRegressor(epochs=epochs) if lstm else None)
     return run_well_experiment(out, train_logs, test_logs, wm, title="Synthetic wells (80 train / 20 test)",
-                               echo=echo, seeds=seeds, config={"demo": "synthetic-wells", "generator": "synthetic_wells(seed=13)",
+                               seeds=seeds, config={"demo": "synthetic-wells", "generator": "synthetic_wells(seed=13)",
                                                   "split": "split_by_sequence(n, 0.8, seed=42)"})

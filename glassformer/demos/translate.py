@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import sacrebleu
@@ -46,6 +45,7 @@ from ..models.seq2seq import Seq2SeqTransformer
 from ..models.translation import fit_seq2seq, make_translation_arrays
 from ..plots import plot_cross_attention, plot_loss, save_figure
 from ..report import write_report
+from ..reporting import say
 from ..runs import close_figure, prepare_run_dir, write_json
 from ..text import TATOEBA_ATTRIBUTION, WordTokenizer, load_pairs, split_pairs
 from ..train import PrintLoss
@@ -92,11 +92,11 @@ def build_model(data, cfg: dict, seed: int = 0) -> Seq2SeqTransformer:
                               dropout=cfg["dropout"], tie_output=True, rng=seed, dtype=np.dtype(cfg["dtype"]))
 
 
-def train_translation(data, cfg: dict, *, seed: int = 0, progress: bool = False, echo: Callable | None = None):
+def train_translation(data, cfg: dict, *, seed: int = 0, progress: bool = False):
     """Build and train a model on ``data`` (see :func:`prepare_translation`); returns ``(model, history)``."""
     model = build_model(data, cfg, seed)
     cbs = [PrintLoss(1, "epoch {epoch1}/{epochs}: train loss {loss:.4f}, validation cross-entropy {val_loss:.4f}",
-                     echo=echo)] if echo else []
+                     echo=say)]
     hist = fit_seq2seq(model, *data["train_ids"], val=data["valid_ids"], epochs=cfg["epochs"],
                        batch_size=cfg["batch_size"], warmup_steps=cfg["warmup_steps"], lr_factor=cfg["lr_factor"],
                        label_smoothing=0.1, seed=seed, progress=progress, callbacks=cbs)
@@ -169,7 +169,7 @@ def _cross_attention_figures(model, data, fig_dir: Path, n: int = 3) -> list[str
     return files
 
 
-def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable = print, progress: bool = True,
+def run_translate(out_dir, *, quick: bool = False, seed: int = 0, progress: bool = True,
                   data_path=None, blas_threads: int | None = 1, **overrides) -> dict:
     """Train, evaluate and document an English->French model in ``out_dir``; returns the metrics.
 
@@ -181,8 +181,6 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
         :data:`QUICK` (CI-sized) instead of :data:`FULL` settings.
     seed : int
         Split, tokenizer subset, initialisation, buckets.
-    echo : callable
-        Progress lines (per epoch, results).
     progress : bool
         tqdm progress bar over epochs.
     data_path : path, optional
@@ -201,17 +199,17 @@ def run_translate(out_dir, *, quick: bool = False, seed: int = 0, echo: Callable
     cfg = demo_settings("run_translate", quick, QUICK, FULL, overrides)
     out = prepare_run_dir(out_dir)
     with limit_blas_threads(blas_threads):
-        return _run(out, cfg, quick=quick, seed=seed, echo=echo, progress=progress, data_path=data_path)
+        return _run(out, cfg, quick=quick, seed=seed, progress=progress, data_path=data_path)
 
 
-def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dict:
+def _run(out: Path, cfg: dict, *, quick, seed, progress, data_path) -> dict:
     t_start = time.perf_counter()
     data = prepare_translation(n_train=cfg["n_train"], max_vocab=cfg["max_vocab"], seed=seed, path=data_path)
-    echo(f"translate: {len(data['train'])} training pairs, vocabularies {data['src_tok'].vocab_size} (en) / "
-         f"{data['tgt_tok'].vocab_size} (fr); test {len(data['test'])} pairs")
+    say(f"translate: {len(data['train'])} training pairs, vocabularies {data['src_tok'].vocab_size} (en) / "
+        f"{data['tgt_tok'].vocab_size} (fr); test {len(data['test'])} pairs")
     untrained = build_model(data, cfg, seed)
     t0 = time.perf_counter()
-    model, hist = train_translation(data, cfg, seed=seed, progress=progress, echo=echo)
+    model, hist = train_translation(data, cfg, seed=seed, progress=progress)
     train_seconds = time.perf_counter() - t0
     res = evaluate_bleu(model, data, untrained=untrained)
     metrics = {
@@ -249,12 +247,12 @@ def _run(out: Path, cfg: dict, *, quick, seed, echo, progress, data_path) -> dic
     metrics["total_seconds"] = time.perf_counter() - t_start
     write_json(out / "metrics.json", metrics)
     write_report(out)
-    echo(lines[0])
+    say(lines[0])
     for line in lines[2:12]:
-        echo(line)
+        say(line)
     return metrics
 
 
-def run(out, echo: Callable = print, *, quick: bool = False, **kwargs) -> dict:
+def run(out, *, quick: bool = False, **kwargs) -> dict:
     """Entry point for :func:`glassformer.demos.run_demo` (``glassformer demo translate``)."""
-    return run_translate(out, quick=quick, echo=echo, **kwargs)
+    return run_translate(out, quick=quick, **kwargs)

@@ -19,7 +19,6 @@ after the choice, for the selected wavelengths and for the chapter's default ``[
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -33,6 +32,7 @@ from ..selection import geometric_wavelengths, select_wavelengths
 from ..runs import prepare_run_dir, write_figures, write_json
 from ..wells import regression_metrics
 from ..report import write_report
+from ..reporting import say
 
 CYCLE_M = 5.0          # period of the constructed overprint (m): the "right" wavelength
 CYCLE_DECADES = 1.0    # its amplitude (log10 mD)
@@ -103,7 +103,7 @@ def _figure(result, names):
     return ax
 
 
-def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: int = 4, epochs: int = 300,
+def run(out="glassformer_runs/wavelengths", *, n_wells: int = 4, epochs: int = 300,
         seeds=SEEDS) -> dict:
     """Compare the candidate wavelength sets on the validation interval and write the run folder.
 
@@ -115,7 +115,7 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
     out = prepare_run_dir(out)
     seeds = tuple(seeds)
     model_params = dict(MODEL_PARAMS, epochs=int(epochs))
-    echo(f"Wavelength selection: synthetic wells with a {CYCLE_M:g} m cyclic overprint, positions = depth (m)")
+    say(f"Wavelength selection: synthetic wells with a {CYCLE_M:g} m cyclic overprint, positions = depth (m)")
     data = prepare_data(n_wells)
     cands = candidates()
     names = list(cands)
@@ -123,14 +123,14 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
     Xv, yv, zv = data["validation"]
     result = select_wavelengths(list(cands.values()), Xtr, ytr, Xv, yv, positions_train=ztr, positions_val=zv,
                                 model_params=model_params, seeds=seeds)
-    echo(repr(result))
+    say(repr(result))
     best_name = names[result.best_index]
-    echo(f"Selected: {best_name} {result.best}; scoring it and the chapter's default once on the test interval")
+    say(f"Selected: {best_name} {result.best}; scoring it and the chapter's default once on the test interval")
     test = {best_name: _test_metrics(result.best, data, model_params, seeds[0])}
     if result.best_index != 0:
         test[names[0]] = _test_metrics(cands[names[0]], data, model_params, seeds[0])
     for name, m in test.items():
-        echo(f"  test {name}: RMSE {m['rmse']:.4f}, MAE {m['mae']:.4f}, R2 {m['r2']:.4f} (log10 mD)")
+        say(f"  test {name}: RMSE {m['rmse']:.4f}, MAE {m['mae']:.4f}, R2 {m['r2']:.4f} (log10 mD)")
     table = [dict(name=n, **row) for n, row in zip(names, result.to_dict()["table"])]
     metrics = {"title": "Positional wavelengths chosen by validation", "units": "log10 mD",
                "metric": result.metric, "selected": best_name, "selected_wavelengths_m": result.best,
@@ -146,5 +146,5 @@ def run(out="glassformer_runs/wavelengths", *, echo: Callable = print, n_wells: 
                  "positions": "depth (m)"}})
     write_figures(out, extra={"wavelength_selection": lambda: _figure(result, names)})
     write_report(out, run_config_defaults())
-    echo(f"Wrote {out}")
+    say(f"Wrote {out}")
     return metrics

@@ -11,7 +11,10 @@ module                 what it holds
 ``splits``             training / test intervals of wells, validation blocks, checks before fitting
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
-``experiment``         a complete run folder: fit per seed, score beside the baselines, figures
+``experiment``         train and compare as one experiment: a seed per task, scored beside the baselines
+``train_job``          the train request checked, planned and run (``--resume`` checked too)
+``compare_job``        the compare request checked, planned and run
+``option_values``      curve lists and positional-encoding options as a request gives them
 ``cv``                 blind-well folds over whole wells (leave one well out, grouped K-fold): one task per fold
 ``cv_experiment``      cross-validation as an experiment: its request, its run folder (``glassformer cv``)
 ``tables``             the plain-text tables the CLI prints
@@ -29,7 +32,7 @@ module                 what it holds
 ``prediction``         one well predicted from a saved model into a LAS/CSV file (:func:`predict_file`)
 ``batch``              many wells on any engine: one output each, a manifest, ``--resume``
 ``manifest``           the batch's manifest.csv / manifest.json, written as wells finish
-``seeds``              one seed's fit as an engine task (``compare --seeds`` in parallel)
+``seeds``              one seed's fit as an engine task (the one loop over seeds of train and compare)
 ``sweep``              a grid of settings chosen on validation data, then scored once on test
 ``sweep_settings``     the grid of transformer settings, and one setting's fit as an engine task
 ``sweep_request``      ``glassformer sweep``'s request: training, validation and test parts, checked

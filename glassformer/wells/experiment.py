@@ -1,38 +1,41 @@
-"""A well-log experiment, start to finish: fit on training logs, score every model on the same
-split beside the baselines (once per seed), and write a complete run folder (model, config,
-metrics, predictions, figures, report).
+"""A well-log experiment, start to finish: fit on training logs once per seed, score every model on the
+same split beside the baselines, and write a complete run folder (model, config, metrics,
+predictions, figures, report).
 
-:func:`run_well_experiment` is what ``glassformer train`` and the well demos run;
-:func:`compare_wells` is ``glassformer compare`` (the transformer and a bidirectional LSTM on
-identical windows, seeds and loop).  Every model sees the same windows, scaling, split and seed;
-the settings are fixed before the test logs are looked at.
+:class:`WellExperiment` is the experiment (:mod:`glassformer.runs.protocol`): one
+:func:`~glassformer.wells.seeds.fit_seed` task per seed, run on an engine (serially by default),
+and a :meth:`~WellExperiment.collect` that turns the seeds' results into the run's
+:class:`~glassformer.runs.RunResult`.  :func:`run_well_experiment` is what ``glassformer train``
+and the well demos run; :func:`compare_wells` is ``glassformer compare`` (the transformer and a
+bidirectional LSTM on identical windows, seeds and loop).  Every model sees the same windows,
+scaling, split and seed; the settings are fixed before the test logs are looked at.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
 from .. import plots
-from ..errors import DivergenceError, InputError
-from ..models import LSTMRegressor, SequenceRegressor, run_config_defaults
-from ..report import write_report
-from ..runs import prepare_run_dir, write_csv, write_figures, write_json
+from ..errors import InputError
+from ..models import LSTMRegressor, SequenceRegressor
+from ..parallel import SerialEngine
+from ..reporting import say
+from ..runs import RunResult, run_experiment
 from .checks import target_unit
-from .evaluation import COLUMN, evaluate_split, metrics_by_well, summarise_runs, training_summary
-from .last_good import fit_or_keep_last_good
+from .evaluation import COLUMN, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
 from .recommend import recommend_model
-from .seeds import fit_seeds
+from .seeds import fit_seed, load_fitted, seed_tasks
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
 
-__all__ = ["DEPTH_FIGURE_MODELS", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
+__all__ = ["DEPTH_FIGURE_MODELS", "WellExperiment", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
 
 #: The models drawn against depth (the tree ensembles without context are left out: eight lines hide each other).
 DEPTH_FIGURE_MODELS = ("transformer", "LSTM", "random forest + context", "gradient boosting + context",
@@ -53,11 +56,125 @@ def seed_list(n: int, first: int = 42) -> list:
     return [int(first)] + rest[:int(n) - 1]
 
 
+class WellExperiment:
+    """Fit a well model once per seed on the training logs and score it beside the baselines.
+
+    Parameters
+    ----------
+    wm : WellModel
+        Unfitted; each seed fits a copy (:func:`~glassformer.wells.with_seed`), never ``wm`` itself.
+    train_logs, test_logs : list of WellLog
+        Cut to their intervals.
+    title : str
+        What was run, in words users know (the report's title).
+    seeds : list of int, optional
+        One fit per seed (default: the transformer's ``random_state``).  ``metrics["comparison"]``
+        holds mean and sample sd; predictions, figures and the run's ``model/`` are the first
+        seed's, the others' models are in ``seeds/seed_<seed>/model``.
+    val_logs : list of WellLog
+        Validation logs for the networks' early stopping (default: ``wm.validation`` decides).
+    callbacks : sequence
+        Training-loop callbacks of the first seed's transformer (checkpoints, resume): objects of
+        this process, so the experiment then runs on the serial engine only.
+    boundary : float, optional
+        Depth drawn between training and forecast on the figures (same-well splits).
+    config : dict, optional
+        Added to ``config.json``.
+    attribution : str, optional
+        The data's licence line (metrics, config and report).
+    quiet : bool
+        Switch the networks' progress bars off (tasks in worker processes).
+
+    The first seed keeps its last good parameters when its transformer diverges: they are saved
+    into ``out/model`` and the :class:`~glassformer.errors.DivergenceError` says so.
+    """
+
+    task = staticmethod(fit_seed)
+
+    def __init__(self, wm: WellModel, train_logs: Sequence, test_logs: Sequence, *, title: str, seeds=None,
+                 val_logs: Sequence = (), callbacks: Sequence = (), boundary=None, config: dict | None = None,
+                 attribution: str | None = None, quiet: bool = False):
+        self.wm = wm
+        self.train_logs = train_logs
+        self.test_logs = test_logs
+        self.title = title
+        self.seeds = seeds
+        self.val_logs = val_logs
+        self.callbacks = callbacks
+        self.boundary = boundary
+        self.config = config
+        self.attribution = attribution
+        self.quiet = quiet
+
+    def seed_values(self) -> list:
+        """The seeds fitted: those given, or the transformer's ``random_state``."""
+        if self.seeds is not None:
+            return [int(s) for s in self.seeds]
+        return [(self.wm.model if self.wm.model is not None else SequenceRegressor()).random_state]
+
+    def check(self) -> None:
+        """Refuse an empty list of seeds and a transformer that cannot be built, before any file is written.
+
+        Raises
+        ------
+        InputError
+            No seed; settings the transformer refuses (e.g. ``d_model`` not divisible by the number
+            of heads: :meth:`~glassformer.models.SequenceRegressor.check_params`).
+        """
+        if not self.seed_values():
+            raise InputError("seeds: give at least one seed")
+        if self.wm.model is not None:
+            self.wm.model.check_params()
+
+    def tasks(self, out: Path) -> list:
+        """One :func:`~glassformer.wells.seeds.fit_seed` task per seed (the first carries the callbacks)."""
+        return seed_tasks(self.wm, self.train_logs, self.test_logs, self.seed_values(), out, quiet=self.quiet,
+                          val_logs=self.val_logs, callbacks=self.callbacks)
+
+    def collect(self, results: list, out: Path) -> RunResult:
+        """The run's metrics, config, predictions, figures and tables from the seeds' results (seed order)."""
+        seeds = self.seed_values()
+        runs = [{k: r[k] for k in ("seed", "metrics", "parameters", "seconds")} for r in results]
+        if len(results) > 1:
+            for r in results:
+                say(_seed_line(r))
+        head = results[0]
+        fitted = _first_seed_model(head)
+        train_rows, test_rows = head["rows"]
+        train_metrics, test_metrics = head["metrics"]["train"], head["metrics"]["test"]
+        unit = _unit(fitted)
+        metrics = _metrics(fitted, runs, self.title, seeds, train_metrics, test_metrics, self.attribution)
+        metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
+        metrics["verdict"] = verdict(metrics["comparison"]["table"], unit, "the test split")
+        metrics["recommendation"] = recommend_model(fitted, self.train_logs, self.val_logs, unit)
+        span = validation_span(self.train_logs, self.val_logs, [*fitted.input_names, fitted.target_name],
+                               validation=fitted.validation, fraction=fitted.validation_fraction,
+                               window=fitted.window)
+        if span is not None:
+            metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
+        small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
+        if small:                               # under the report's headline, in the summary, and in config.json
+            metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
+        tables = [format_comparison_table(metrics, unit)]
+        if len(metrics["per_well"]) > 1:
+            tables.append(format_per_well_table(metrics["per_well"], unit))
+        tables += [metrics["verdict"], metrics["recommendation"]["text"]]
+        rows = pd.concat([train_rows, test_rows], ignore_index=True)
+        figures, extra = _figures(fitted, rows, self.train_logs, self.test_logs, self.boundary, self.title)
+        config = _config(fitted, self.title, seeds, self.train_logs, self.test_logs, self.config,
+                         self.attribution, self.val_logs)
+        return RunResult(metrics=metrics, config=config, predictions=rows, tables=tables,
+                         warnings=[*small, *(metrics.get("validation_span") or {}).get("warnings", [])],
+                         figures=figures, extra_figures=extra)
+
+
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
-                        echo: Callable = print, config: dict | None = None, attribution: str | None = None,
-                        boundary=None, overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
+                        config: dict | None = None, attribution: str | None = None, boundary=None,
+                        overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
                         val_logs: Sequence = (), engine=None) -> dict:
     """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
+
+    A thin wrapper: :func:`~glassformer.runs.run_experiment` of a :class:`WellExperiment`.
 
     Parameters
     ----------
@@ -67,14 +184,14 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     title : what was run, in words users know (the report's title).
     seeds : list of int, optional
         One fit per seed (default: the transformer's ``random_state``); ``metrics["comparison"]``
-        holds mean and sample sd; predictions, saved model and figures are the first seed's.
+        holds mean and sample sd; predictions, the run's ``model/`` and figures are the first seed's,
+        the other seeds' models are in ``out/seeds/seed_<seed>/model``.
     callbacks : training-loop callbacks of the first seed's transformer (checkpoints, resume).
     boundary : depth drawn between training and forecast on the figures (same-well splits).
     val_logs : validation logs for the networks' early stopping (default: ``wm.validation`` decides).
     engine : glassformer.parallel.Engine, optional
-        Fit the seeds as tasks on this engine (:func:`glassformer.wells.seeds.fit_seeds`; every
-        seed's model is saved, the others' in ``out/seeds/seed_<seed>``); results equal a serial
-        engine's.  Not with ``callbacks``, which live in this process.  Default: in this process.
+        Runs the seeds' tasks; results equal a serial engine's.  Default: one after another in this
+        process (BLAS threads left as they are).  Only the serial engine takes ``callbacks``.
 
     Returns
     -------
@@ -82,74 +199,36 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
 
     Raises
     ------
+    InputError
+        ``callbacks`` with an engine that runs tasks in other processes; no seed.
     DivergenceError
         The first seed's transformer diverged: its last good parameters are saved into ``out/model``
         and the message says so.
     """
-    out = prepare_run_dir(out, overwrite=overwrite)
-    seeds = [int(s) for s in (seeds if seeds is not None else
-                              [(wm.model if wm.model is not None else SequenceRegressor()).random_state])]
-    if not seeds:
-        raise InputError("seeds: give at least one seed")
-    runs, first = _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo, engine)
-    fitted, train_rows, test_rows, train_metrics, test_metrics = first
-    metrics = _metrics(fitted, runs, title, seeds, train_metrics, test_metrics, attribution)
-    metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
-    metrics["verdict"] = verdict(metrics["comparison"]["table"], _unit(fitted), "the test split")
-    metrics["recommendation"] = recommend_model(fitted, train_logs, val_logs, _unit(fitted))
-    span = validation_span(train_logs, val_logs, [*fitted.input_names, fitted.target_name],
-                           validation=fitted.validation, fraction=fitted.validation_fraction, window=fitted.window)
-    if span is not None:
-        metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
-    small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
-    if small:                                   # under the report's headline, in the summary, and in config.json
-        metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
-        for line in small:
-            echo(f"warning: {line}")
-    fitted.save(out / "model", overwrite=True)
-    write_json(out / "config.json", _config(fitted, title, seeds, train_logs, test_logs, config, attribution,
-                                            val_logs))
-    write_json(out / "metrics.json", metrics)
-    rows = pd.concat([train_rows, test_rows], ignore_index=True)
-    write_csv(out / "predictions.csv", rows)
-    _figures(out, fitted, rows, train_logs, test_logs, boundary, title)
-    echo(format_comparison_table(metrics, _unit(fitted)))
-    if len(metrics["per_well"]) > 1:
-        echo(format_per_well_table(metrics["per_well"], _unit(fitted)))
-    echo(metrics["verdict"])
-    echo(metrics["recommendation"]["text"])
-    for line in (metrics.get("validation_span") or {}).get("warnings", []):
-        echo(f"warning: {line}")
-    if report:
-        write_report(out, run_config_defaults())
-    return metrics
+    if callbacks and engine is not None and not isinstance(engine, SerialEngine):
+        raise InputError(f"run_well_experiment: training callbacks (checkpoints, resume) live in this process; "
+                         f"run them on the serial engine, not {engine.describe()}")
+    experiment = WellExperiment(wm, train_logs, test_logs, title=title, seeds=seeds, val_logs=val_logs,
+                                callbacks=callbacks, boundary=boundary, config=config, attribution=attribution,
+                                quiet=engine is not None and engine.n_workers > 1)
+    # The default engine leaves the BLAS threads as the caller set them, as a plain fit does.
+    return run_experiment(experiment, out, engine=engine if engine is not None else SerialEngine(blas_threads=None),
+                          overwrite=overwrite, report=report)
 
 
-def _fit_seeds(wm, seeds, train_logs, test_logs, val_logs, out, callbacks, echo, engine=None) -> tuple:
-    """Fit and score one copy of ``wm`` per seed (here, or as tasks on ``engine``):
-    ``(runs, (first fitted, its rows and metrics))``."""
-    runs, first = [], None
-    if engine is not None:
-        if callbacks:
-            raise InputError("run_well_experiment: callbacks run in this process; give them without an engine")
-        runs, first = fit_seeds(engine, wm, train_logs, test_logs, seeds, out, echo=echo, val_logs=val_logs)
-    in_process = seeds if engine is None else ()          # an engine has fitted them above
-    for i, seed in enumerate(in_process):
-        fitted = with_seed(wm, seed)
-        if i == 0:
-            fit_or_keep_last_good(fitted, train_logs, out, callbacks, val_logs)
-        else:
-            fitted.fit(train_logs, val_logs=val_logs)
-        train_rows, train_metrics = evaluate_split(fitted, train_logs, "train")
-        test_rows, test_metrics = evaluate_split(fitted, test_logs, "test")
-        runs.append({"seed": seed, "metrics": {"train": train_metrics, "test": test_metrics},
-                     "parameters": fitted.parameter_counts(), "seconds": dict(fitted.fit_seconds_)})
-        if i == 0:
-            first = (fitted, train_rows, test_rows, train_metrics, test_metrics)
-        if len(seeds) > 1:
-            echo(f"  seed {seed}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}" for k, v in test_metrics.items()
-                                                 if v["rmse"] is not None))
-    return runs, first
+def _seed_line(result: dict) -> str:
+    """One seed's test RMSE per model, on one line."""
+    return f"  seed {result['seed']}: " + ", ".join(f"{k} RMSE {v['rmse']:.4f}"
+                                                  for k, v in result["metrics"]["test"].items()
+                                                  if v["rmse"] is not None)
+
+
+def _first_seed_model(head: dict) -> WellModel:
+    """The first seed's fitted model, loaded from the folder its task saved it into (the same on every engine)."""
+    fitted = load_fitted(head["model_dir"])
+    fitted.n_train_windows_ = head["n_train_windows"]
+    fitted.fit_seconds_ = dict(head["seconds"])
+    return fitted
 
 
 def _unit(wm: WellModel) -> str:
@@ -212,10 +291,10 @@ def with_comparison_settings(cfg: dict, wm: WellModel, lstm, config, attribution
     return cfg
 
 
-def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, title) -> None:
-    """Each test well against depth (the first as prediction_vs_depth.png, with its training part when it is the
-    same well; the others as prediction_vs_depth_<well>.png), loss, cross-plot of the training logs and the first
-    window's attention."""
+def _figures(wm: WellModel, rows, train_logs, test_logs, boundary, title) -> tuple[dict, dict]:
+    """The run's figures as ``(write_figures keyword arguments, extra figures)``: each test well against depth
+    (the first as prediction_vs_depth.png, with its training part when it is the same well; the others as
+    prediction_vs_depth_<well>.png), loss, cross-plot of the training logs and the first window's attention."""
     show = test_logs[0]
     ucol = "log10_mD" if wm.log_target else "mD"
     A, A_depth = wm.attention_window(show)
@@ -239,11 +318,13 @@ def _figures(out: Path, wm: WellModel, rows, train_logs, test_logs, boundary, ti
     depth_figures = {"prediction_vs_depth": against_depth(show, boundary),
                      **{f"prediction_vs_depth_{_slug(g.name)}": against_depth(g) for g in test_logs[1:]}}
     first = ((getattr(wm, "training_data_", None) or {}).get("inputs") or {}).get(wm.input_names[0], {})
-    write_figures(out, history=wm.model_.history_, porosity=phi_all,
-                  porosity_unit="%" if first.get("kind") == "percent" else "fraction", permeability=np.where(k_all > 0, k_all, np.nan),
+    kwargs = dict(history=wm.model_.history_, porosity=phi_all,
+                  porosity_unit="%" if first.get("kind") == "percent" else "fraction",
+                  permeability=np.where(k_all > 0, k_all, np.nan),
                   attention=A, attention_depths=None if A_depth is None else np.round(A_depth, 2),
                   attention_title=f"{title} attention weights (layer 0, head 0), first window of {show.name}",
-                  depth_unit=show.depth_unit, title=title, extra=depth_figures)
+                  depth_unit=show.depth_unit, title=title)
+    return kwargs, depth_figures
 
 
 def _slug(name: str) -> str:
@@ -254,7 +335,7 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
                   stride: int | None = None, epochs: int = 30, seeds=(42,), hidden_size: int = 16,
                   boundary=None, attribution: str | None = None, config: dict | None = None,
                   overwrite: bool = True, model: SequenceRegressor | None = None, progress: bool = False,
-                  echo: Callable = print, val_logs: Sequence = (), validation: str = "deepest",
+                  val_logs: Sequence = (), validation: str = "deepest",
                   engine=None) -> dict:
     """Train the well transformer and a bidirectional LSTM on the same windows, once per seed, beside the
     tree ensembles, the porosity-permeability transform and the training mean.
@@ -272,6 +353,6 @@ def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: boo
                    validation=validation)
     cfg = {"command": "compare", "epochs": epochs, "seeds": list(seeds)}
     cfg.update(config or {})
-    return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare", echo=echo,
+    return run_well_experiment(out, train_logs, test_logs, wm, title="glassformer compare",
                                boundary=boundary, attribution=attribution, overwrite=overwrite, seeds=seeds,
                                config=cfg, val_logs=val_logs, engine=engine)

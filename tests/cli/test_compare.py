@@ -86,11 +86,11 @@ def test_every_demo_run_folder_has_a_report(shared_data, tmp_path, monkeypatch):
     """Small budgets (a few epochs) of all four demos: each run folder ends with report.html."""
     from glassformer.demos import neighbor, porosity, real_wells, synthetic_wells
 
-    porosity.run(tmp_path / "porosity", epochs=30, lstm_epochs=10, echo=lambda *a: None)
-    neighbor.run(tmp_path / "neighbor", epochs=1, lstm_epochs=1, echo=lambda *a: None)
-    synthetic_wells.run(tmp_path / "synthetic", epochs=1, n_wells=10, seeds=(42,), echo=lambda *a: None)
+    porosity.run(tmp_path / "porosity", epochs=30, lstm_epochs=10)
+    neighbor.run(tmp_path / "neighbor", epochs=1, lstm_epochs=1)
+    synthetic_wells.run(tmp_path / "synthetic", epochs=1, n_wells=10, seeds=(42,))
     monkeypatch.setenv("GLASSFORMER_DATA", str(shared_data))
-    real_wells.run(tmp_path / "real", epochs=1, window=16, echo=lambda *a: None)
+    real_wells.run(tmp_path / "real", epochs=1, window=16)
     folders = [tmp_path / n for n in ("porosity", "neighbor", "synthetic", "real", "real/f11b-depth-split",
                                       "real/across-wells")]
     for folder in folders:

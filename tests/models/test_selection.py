@@ -220,9 +220,11 @@ def test_geometric_wavelengths_errors(args, match):
 # ------------------------------------------------------------------------------------ demo (smoke)
 def test_demo_writes_its_run_folder(tmp_path):
     from glassformer.demos import wavelengths
+    from glassformer.reporting import shown
 
     lines = []
-    metrics = wavelengths.run(tmp_path / "run", echo=lines.append, n_wells=1, epochs=3, seeds=(0,))
+    with shown(lines.append):
+        metrics = wavelengths.run(tmp_path / "run", n_wells=1, epochs=3, seeds=(0,))
     saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (tmp_path / "run" / "figures" / "wavelength_selection.png").stat().st_size > 1000

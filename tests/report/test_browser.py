@@ -75,19 +75,15 @@ def _screenshot(driver, run_dir):
         return np.asarray(im.convert("RGB"))
 
 
-def _quiet(*args):
-    pass
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Run folders of the demos with small budgets, each ending with its report.html."""
     from glassformer.demos import neighbor, porosity, synthetic_wells
 
     root = tmp_path_factory.mktemp("browser")
-    porosity.run(root / "porosity", epochs=30, lstm_epochs=10, echo=_quiet)
-    neighbor.run(root / "neighbor", epochs=1, lstm_epochs=1, echo=_quiet)
-    synthetic_wells.run(root / "synthetic", epochs=1, n_wells=10, seeds=(42,), lstm=False, echo=_quiet)
+    porosity.run(root / "porosity", epochs=30, lstm_epochs=10)
+    neighbor.run(root / "neighbor", epochs=1, lstm_epochs=1)
+    synthetic_wells.run(root / "synthetic", epochs=1, n_wells=10, seeds=(42,), lstm=False)
     _two_well_runs(root / "wells")
     return root
 
@@ -112,7 +108,7 @@ def _two_well_runs(out):
             ("depth-split", [g.interval(float(g.depth[0]), cut)], [g.interval(cut + step / 2, float(g.depth[-1]))],
              {"boundary": cut}),
             ("across-wells", wells[1:3], wells[3:], {})):
-        m = run_well_experiment(out / name, train, test, pipe(), title=f"Two wells: {name}", echo=_quiet,
+        m = run_well_experiment(out / name, train, test, pipe(), title=f"Two wells: {name}",
                                 config={"demo": "synthetic-wells"}, **extra)
         tables[name] = m["comparison"]["table"]
     write_json(out / "metrics.json", {"title": "Two synthetic well runs", **tables})

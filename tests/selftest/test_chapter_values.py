@@ -18,6 +18,7 @@ import pytest
 
 from glassformer import kernels
 from glassformer.demos import neighbor, porosity
+from glassformer.reporting import shown
 from glassformer.selftest.published import demonstration_1, demonstration_2
 
 MODES = ["fast", "reference"]
@@ -30,8 +31,8 @@ def _run(demo, mode):
         printed = []
         train = porosity.train if demo == 1 else neighbor.train
         epochs, every = (30000, 2000) if demo == 1 else (1000, 20)
-        with kernels(mode):
-            _RUNS[demo, mode] = (train(epochs=epochs, print_every=every, echo=printed.append), printed)
+        with kernels(mode), shown(printed.append):          # the losses the demonstration reports
+            _RUNS[demo, mode] = (train(epochs=epochs, print_every=every), printed)
     return _RUNS[demo, mode]
 
 
