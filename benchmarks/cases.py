@@ -164,6 +164,12 @@ def _demo2_make(framework: str, variant, quick: bool):
     return Demo2SeedLoop(epochs, 1 if quick else 20, quick)
 
 
+def _demo2_short_make(framework: str, variant, quick: bool):
+    """Demonstration 2 as a user's short run: ``variant`` epochs, each fit paying its fixed cost."""
+    epochs = 3 if quick else int(variant)
+    return Demo2Glassformer(epochs, quick) if framework == GF else Demo2Torch(epochs, quick)
+
+
 def _demo2_check(runners: dict, variant, quick: bool) -> list:
     out = []
     h = runners[GF].history
@@ -560,6 +566,9 @@ class Case:
 CASES = {
     "demo2": Case("demo2", "seed demo 2, float64, 1,000 epochs (quick: 3)", _demo2_make, False, (3, 1),
                   frameworks=(GF, PT, LOOP), check=_demo2_check, time_target=0.25),
+    "demo2short": Case("demo2short", "seed demo 2, float64, short runs (quick: 3 epochs)", _demo2_short_make, False,
+                       (5, 1), variants=(30, 100), variants_quick=(30,), check=_demo2_check, time_target=0.35,
+                       memory=False),
     "midsize": Case("midsize", "encoder step B32 T128 d128 h4 ff512 L2, float32", _midsize_make, True, (5, 1),
                     check=_first_losses_check("mid-size encoder"), time_target=1.5, mem_target=1.5),
     "inference": Case("inference", "15/9-F-11 B windowed inference, float32", _inference_make, False, (5, 1),

@@ -156,6 +156,8 @@ def _row_label(case, variant) -> str:
         return f"scaling T={variant}"
     if case.name == "ensemble":
         return "ensemble: 5 members / 1"
+    if case.name == "demo2short":
+        return f"demo2, {variant} epochs"
     return case.name
 
 

@@ -253,10 +253,14 @@ class WindowRegressor(RegressorMixin, BaseEstimator):
     def _run_trainer(self, train: tuple, val: tuple | None, callbacks=(), **checkpointing):
         """Train ``network_`` with :class:`~glassformer.train.Trainer`; ``history_`` is set even on errors."""
         trainer = self._trainer(train, val, callbacks, **checkpointing)
+        net = self.network_
+        checked = net.check_inputs
+        net.check_inputs = False        # fit checked the windows once; its steps need not scan them again
         try:
             with self._fit_context(self._positions):
                 trainer.fit(self._batches(train), None if val is None else self._batches(val))
         finally:
+            net.check_inputs = checked
             self._finish_fit()
         self.is_fitted_ = True
         return self

@@ -168,10 +168,11 @@ class TransformerRegressorNet(Module):
         c = self._saved()
         dy_hat = self._tap_grad("y_hat", grad_output)
         dZ = self._tap_grad("Z", self.encoder.backward(self.head.backward(dy_hat)))   # (batch, seq, d_model)
-        if self.trainable_positions or self._probe is not None:
+        trainable = self._fixed_P is None and self.trainable_positions    # a fixed P (fit, predict) has none
+        if trainable or self._probe is not None:
             P = c["P"]
             dP = self._tap_grad("P", dZ if P.ndim == dZ.ndim else dZ.sum(axis=0))    # P shared by the batch
-            if self.trainable_positions:
+            if trainable:
                 self.positional.backward(dP)
         dE = self._tap_grad("E", dZ)                                     # Z = E + P
         return self._tap_grad("X", self.embedding.backward(dE))          # (batch, seq, n_features)

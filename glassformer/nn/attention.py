@@ -46,6 +46,7 @@ __all__ = ["MultiheadAttention"]
 
 _WHERE = "MultiheadAttention.forward"
 _NAMES = ("query", "key", "value")
+_SHARED = ((0, 1, 2),)          # the input groups of self-attention: query is key is value
 
 
 def _check_hook(hook, head_dim: int):
@@ -173,7 +174,8 @@ class MultiheadAttention(Module):
         if self.head_hook is not None:
             pos = self._hook_positions(positions, q, k, t0, cache)
             q, k = self.head_hook.forward(q, k, pos)                          # per-head hook, e.g. RoPE
-        q, k, v = self._tap("Q", q), self._tap("K", k), self._tap("V", v)     # a probe sees (or perturbs) them
+        if self._probe is not None:
+            q, k, v = self._tap("Q", q), self._tap("K", k), self._tap("V", v)  # a probe sees (or perturbs) them
         if cache is not None:
             k, v = cache.update(k, v)                                         # (B, H, S, hd): every key so far
         members = self.in_proj_weight.data.ndim == 3
@@ -232,24 +234,27 @@ class MultiheadAttention(Module):
 
     def _inputs(self, query, key, value):
         """Checked ``[query, key, value]`` as ``(B, T, E)`` arrays, the groups of shared inputs, ``unbatched``."""
-        E, dt = self.embed_dim, self.in_proj_weight.dtype
+        E, W = self.embed_dim, self.in_proj_weight.data
         raw = (query, key, value)
         # Inputs that are the same object share one (fused) projection.
         if query is key and key is value:
-            groups = ((0, 1, 2),)
+            groups = _SHARED
         else:
             groups = ((0,), (1, 2)) if key is value else ((0,), (1,), (2,))
         x = [None, None, None]
         for g in groups:
-            a = as_input(raw[g[0]], _NAMES[g[0]], _WHERE, dt, self.check_inputs)
+            a = as_input(raw[g[0]], _NAMES[g[0]], _WHERE, W.dtype, self.check_inputs)
             for i in g:
                 x[i] = a
-        members = self.in_proj_weight.data.ndim == 3                  # (K, batch, L, E): K members side by side
+        members = W.ndim == 3                                         # (K, batch, L, E): K members side by side
         unbatched = x[0].ndim == 2 and not members
-        for name, a in zip(_NAMES, x):
-            if a.ndim != (2 if unbatched else 4 if members else 3) or a.shape[-1] != E:
+        ndim = 2 if unbatched else 4 if members else 3
+        for name, a in zip(_NAMES, x) if groups is not _SHARED else ((_NAMES[0], x[0]),):
+            if a.ndim != ndim or a.shape[-1] != E:
                 want = "(L, E)" if unbatched else "(members, batch, L, E)" if members else "(batch, L, E)"
                 raise ShapeError(f"{_WHERE}: {name} must have shape {want} with E={E}, got {a.shape}")
+        if groups is _SHARED and not unbatched:
+            return x, groups, unbatched                               # one array: the checks below hold
         if unbatched:
             x = [a[None] for a in x]
         if x[1].shape != x[2].shape:
@@ -347,8 +352,9 @@ class MultiheadAttention(Module):
             for sym in ("A", "S"):
                 if record:
                     self._tap_grad(sym, record["d" + sym])
-        for sym, grad in zip("QKV", grads):
-            self._tap_grad(sym, grad)
+        if self._probe is not None:
+            for sym, grad in zip("QKV", grads):
+                self._tap_grad(sym, grad)
         if self.head_hook is not None:
             grads = (*self.head_hook.backward(grads[0], grads[1], c["positions"]), grads[2])
         for buf, grad in zip(d, grads):

@@ -18,6 +18,8 @@ reference attends to every query at once).  :func:`head_mean_weights` equals
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .functional import (attention_scale, attention_weights, key_bound, scaled_dot_product_attention,
@@ -46,7 +48,7 @@ def choose_query_block(weights_shape, itemsize: int, budget: int = WEIGHTS_BUDGE
     never exceed the budget unless a single row does.
     """
     *lead, L, S = weights_shape
-    row = int(np.prod(lead, dtype=np.int64)) * S * itemsize            # bytes of one query row, all heads
+    row = math.prod(lead) * S * itemsize                              # bytes of one query row, all heads
     if row * L <= budget:
         return None
     block = min(preferred, max(1, budget // max(row, 1)))

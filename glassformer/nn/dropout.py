@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .._validation import check_probability
 from .tiers import ops as F
 from .module import Module, make_rng
+
+
+#: The cache of an identity forward (evaluation mode or ``p = 0``): read only, shared by every layer.
+_IDENTITY = MappingProxyType({"scale": None})
 
 
 class Dropout(Module):
@@ -40,15 +46,20 @@ class Dropout(Module):
         return F.dropout_scale(shape, self.p, self.rng, dtype)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x)
         if not self.training or self.p == 0.0:
-            self._save(scale=None)
-            return x                              # the identity: no mask drawn
+            # The identity: no mask drawn.  Its cache is a shared constant (a small model calls this
+            # on every sub-layer of every step).
+            object.__setattr__(self, "_cache", _IDENTITY if self._keep_cache else None)
+            return np.asarray(x)
+        x = np.asarray(x)
         scale = F.dropout_scale(x.shape, self.p, self.rng, x.dtype)
         self._save(scale=scale)
         return F.dropout(x, scale)
 
     def backward(self, grad_output: np.ndarray) -> np.ndarray:
+        c = self._cache
+        if c is _IDENTITY:
+            return grad_output
         scale = self._saved()["scale"]
         return grad_output if scale is None else F.dropout_backward(grad_output, scale)
 

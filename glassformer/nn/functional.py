@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from .reductions import centre, lead_sum, row_mean, row_sum, rows, with_row_vector
+from .reductions import TILE_MIN_ROWS, centre, ones_vector, row_mean, row_sum, rows, with_row_vector
 
 __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
@@ -47,36 +47,40 @@ _EXP_SAFE = 60.0
 
 
 # =========================================================================== linear map
-def _mT(w):
-    """Swap the last two axes (a transposed view)."""
-    return w.T if w.ndim == 2 else w.transpose(0, 2, 1)
-
-
 def linear(x, weight, bias=None):
     """:func:`glassformer.nn.reference.linear` ``y = x W^T + b``, ``weight (out, in)`` as PyTorch.
 
     Members: ``weight (K, out, in)``, ``bias (K, out)``, ``x (K, ..., in)``.
     """
-    members = weight.ndim == 3
-    y = rows(x, members) @ _mT(weight)                          # (N, out) or (K, N, out): one GEMM per model
-    if bias is not None:
-        if members:
+    if weight.ndim == 3:
+        y = rows(x, True) @ weight.transpose(0, 2, 1)           # (K, N, out): one GEMM per member
+        if bias is not None:
             y += bias[:, None, :]
+        return y.reshape(x.shape[:-1] + (weight.shape[-2],))    # (K, ..., out)
+    y = x.reshape(-1, x.shape[-1]) @ weight.T                   # (N, out): one GEMM
+    if bias is not None:
+        if len(y) < TILE_MIN_ROWS:
+            y += bias
         else:
             with_row_vector(np.add, y, bias, out=y)             # y += bias, fast on many short rows
-    return y.reshape(x.shape[:-1] + (weight.shape[-2],))        # (..., out)
+    return y.reshape(x.shape[:-1] + (weight.shape[0],))         # (..., out)
 
 
 def linear_backward(dy, x, weight, has_bias=True):
     """:func:`glassformer.nn.reference.linear_backward`: ``(dx, dW, db)``, ``dW = dy^T x``, ``dx = dy W``.
 
     With one output (a regression head) ``dy W`` is an outer product: broadcasting computes it
-    faster than a GEMM with an inner size of 1, and exactly (one product per entry).
+    faster than a GEMM with an inner size of 1, and exactly (one product per entry).  The bias
+    gradient ``db`` is the column sums of ``dy``, one matrix-vector product with ones.
     """
     members = weight.ndim == 3
-    dy2, x2 = rows(dy, members), rows(x, members)               # (N, out), (N, in); members (K, N, .)
-    dW = _mT(dy2) @ x2                                          # (out, in)
-    db = lead_sum(dy2, members) if has_bias else None           # (out,)
+    if members:
+        dy2, x2 = rows(dy, True), rows(x, True)                 # (K, N, out), (K, N, in)
+        dW = dy2.transpose(0, 2, 1) @ x2                        # (K, out, in)
+    else:
+        dy2, x2 = dy.reshape(-1, dy.shape[-1]), x.reshape(-1, x.shape[-1])   # (N, out), (N, in)
+        dW = dy2.T @ x2                                         # (out, in)
+    db = (ones_vector(dy2.shape[-2], dy2.dtype) @ dy2) if has_bias else None      # (out,) column sums
     dx = dy2 * weight if weight.shape[-2] == 1 else dy2 @ weight
     return dx.reshape(x.shape), dW, db                          # dx (..., in)
 
@@ -151,7 +155,7 @@ def layer_norm(x, weight, bias, eps: float):
     is one GEMM, the row vectors are tiled, and ``xhat`` is formed in the centred array's memory.
     """
     members = weight is not None and weight.ndim == 2
-    xc = centre(rows(x, members))                               # (N, D) centred
+    xc = centre(rows(x, True) if members else x.reshape(-1, x.shape[-1]))   # (N, D) centred
     var = row_mean(xc * xc)                                     # (N, 1) biased variance, as PyTorch
     var += eps
     rstd = np.sqrt(var, out=var)
@@ -163,6 +167,9 @@ def layer_norm(x, weight, bias, eps: float):
     elif members:
         y = xhat * weight[:, None, :]
         y += bias[:, None, :]
+    elif len(xhat) < TILE_MIN_ROWS:
+        y = xhat * weight
+        y += bias
     else:
         y = with_row_vector(np.multiply, xhat, weight)          # xhat * weight, fast on many short rows
         with_row_vector(np.add, y, bias, out=y)                 # y += bias
@@ -177,15 +184,19 @@ def layer_norm_backward(dy, xhat, rstd, weight):
     the product ``dweight`` sums.  Equals :func:`glassformer.nn.reference.layer_norm_backward`.
     """
     members = weight is not None and weight.ndim == 2
-    dy2, xh, rs = rows(dy, members), rows(xhat, members), rows(rstd, members)   # (N, D), (N, D), (N, 1)
+    if members:
+        dy2, xh, rs = rows(dy, True), rows(xhat, True), rows(rstd, True)         # (K, N, D), (K, N, D), (K, N, 1)
+    else:
+        d = dy.shape[-1]
+        dy2, xh, rs = dy.reshape(-1, d), xhat.reshape(-1, d), rstd.reshape(-1, 1)   # (N, D), (N, D), (N, 1)
     if weight is None:
         dweight = dbias = None
         dxhat, m2 = dy2, row_mean(dy2 * xh)                     # (N, D), (N, 1)
     else:
-        w = weight[:, None, :] if members else weight
+        ones = ones_vector(dy2.shape[-2], dy2.dtype)
         dyx = dy2 * xh
-        dweight, dbias = lead_sum(dyx, members), lead_sum(dy2, members)          # (D,)
-        dxhat = dy2 * w
+        dweight, dbias = ones @ dyx, ones @ dy2                 # (D,) column sums
+        dxhat = dy2 * (weight[:, None, :] if members else weight)
         m2 = dyx @ (weight * (1.0 / xh.shape[-1]))[..., None]   # (N, 1) mean(dxhat * xhat)
     dx = centre(dxhat)                                          # dxhat - mean(dxhat)
     dx -= xh * m2
@@ -227,15 +238,16 @@ def _softmax_terms(scores, allowed=None, members=False, bounded=False):
     are already divided).  Divided, equals :func:`glassformer.nn.reference.softmax`."""
     if allowed is not None:
         np.copyto(scores, -np.inf, where=~allowed)
-    if bounded:
-        safe = [True]
+    if bounded or not members:
+        safe = bounded or _exp_is_safe(scores)
     else:
-        safe = [_exp_is_safe(s) for s in scores] if members else [_exp_is_safe(scores)]
-    if len(set(safe)) > 1:                                      # members differ: each as it would alone
-        for s in scores:
-            masked_softmax(s)
-        return scores, None
-    if safe[0]:
+        each = {_exp_is_safe(s) for s in scores}
+        if len(each) > 1:                                       # members differ: each as it would alone
+            for s in scores:
+                masked_softmax(s)
+            return scores, None
+        safe = each.pop()
+    if safe:
         np.exp(scores, out=scores)
         return scores, row_sum(scores, members)                 # each row sums to >= exp(-60) > 0
     m = np.maximum.reduce(scores, axis=-1, keepdims=True)       # (..., 1)

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["centre", "lead_sum", "row_mean", "row_sum", "rows", "with_row_vector"]
+__all__ = ["centre", "ones_vector", "row_mean", "row_sum", "rows", "with_row_vector"]
 
 #: Up to this many features, :func:`centre` is one GEMM with the centring matrix.
 CENTRE_GEMM_MAX = 32
@@ -47,7 +47,7 @@ def row_sum(x: np.ndarray, members: bool = False) -> np.ndarray:
     The summation order is the BLAS kernel's, so results differ from ``np.sum`` by rounding only;
     the dtype of ``x`` is kept.
     """
-    return (rows(x, members) @ _ones(x.shape[-1], x.dtype)).reshape(x.shape[:-1] + (1,))
+    return (rows(x, members) @ ones_vector(x.shape[-1], x.dtype)).reshape(x.shape[:-1] + (1,))
 
 
 def row_mean(x: np.ndarray) -> np.ndarray:
@@ -65,12 +65,6 @@ def centre(x: np.ndarray) -> np.ndarray:
     if d <= CENTRE_GEMM_MAX:
         return x @ _centring(d, x.dtype)
     return x - row_mean(x)
-
-
-def lead_sum(x: np.ndarray, members: bool = False) -> np.ndarray:
-    """Sum over every axis but the last, as ``ones @ x`` (bias gradients): ``(D,)``, or ``(K, D)`` with ``members``."""
-    r = rows(x, members)
-    return _ones(r.shape[-2], x.dtype) @ r
 
 
 def with_row_vector(op, x: np.ndarray, vec: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -94,11 +88,15 @@ def with_row_vector(op, x: np.ndarray, vec: np.ndarray, out: np.ndarray | None =
 
 
 @lru_cache(maxsize=64)
-def _ones(n: int, dtype: np.dtype) -> np.ndarray:
-    """A read-only vector of ``n`` ones (cached: ``np.ones`` costs more than the product on small rows)."""
+def ones_vector(n: int, dtype: np.dtype) -> np.ndarray:
+    """A read-only vector of ``n`` ones (cached: ``np.ones`` costs more than the product on small rows).
+
+    ``ones_vector(N, dtype) @ x2`` sums the rows of ``x2 (N, D)`` (bias gradients) in one BLAS call.
+    """
     ones = np.ones(n, dtype=dtype)
     ones.setflags(write=False)
     return ones
+
 
 
 @lru_cache(maxsize=64)

@@ -78,9 +78,10 @@ def active_kernels() -> str:
 def _dispatcher(name: str, fast_module):
     """A function that calls the active tier's kernel ``name``, looked up at each call (so a test that
     replaces a kernel in :mod:`glassformer.nn.functional` replaces it here too)."""
+    active = _ACTIVE.get                     # bound once: this runs for every kernel call
+
     def kernel(*args, **kwargs):
-        tier = _reference_tier if _ACTIVE.get() == "reference" else fast_module
-        return getattr(tier, name)(*args, **kwargs)
+        return getattr(_reference_tier if active() == "reference" else fast_module, name)(*args, **kwargs)
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__doc__ = f"The active tier's ``{name}`` (see :mod:`glassformer.nn.tiers`)."
     return kernel

@@ -56,6 +56,10 @@ from .standard import standard_callbacks
 
 __all__ = ["Trainer", "run_to_end", "total_updates"]
 
+#: Training data up to this many bytes is gathered in the epoch's order once per epoch, and each
+#: batch sliced from it; larger data is gathered batch by batch (no second copy of it in memory).
+GATHER_BYTES = 64 * 2 ** 20
+
 
 def run_to_end(run, answer):
     """Drive a :meth:`Trainer.run` generator to its end, answering every request with ``answer(kind, data)``.
@@ -271,9 +275,14 @@ class Trainer:
         else:
             order = self.rng.permutation(n) if self.shuffle else np.arange(n)
             slices = [slice(s, s + self.batch_size) for s in range(0, n, self.batch_size)]
+            if sum(a.nbytes for a in data if a is not None) <= GATHER_BYTES:
+                # The epoch's rows gathered in one call per array: each batch is then a slice of them
+                # (the same rows in the same order), not a gather of its own.
+                data, order = self._take(data, order), None
         before_update, batch_end = self._hooks["on_before_update"], self._hooks["on_batch_end"]
         for b in range(self.batch, len(slices)):
-            batch = data if slices[b] is None else self._take(data, order[slices[b]])
+            sl = slices[b]
+            batch = data if sl is None else self._take(data, sl if order is None else order[sl])
             for g in self._grads():
                 g.fill(0.0)
             loss = yield from self._step(batch)

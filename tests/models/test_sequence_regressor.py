@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from glassformer import gradcheck
-from glassformer.errors import InputError, ModelFileError, NotReadyError, ShapeError
+from glassformer.errors import DivergenceError, InputError, ModelFileError, NotReadyError, ShapeError
 from glassformer.models import SequenceRegressor
 from glassformer.trace import Trace
 
@@ -130,6 +130,26 @@ def test_predict_keeps_no_caches_and_is_eval_mode(batch):
     np.testing.assert_array_equal(p1, p2)   # dropout off in predict
     assert all(mod._cache is None for mod in m.network_.modules())
     assert m.network_.training
+
+
+def test_fit_scans_the_windows_once_and_the_network_checks_its_inputs_again_afterwards(batch):
+    """fit checks X once and runs its steps without the network's entry scan; afterwards the network,
+    used on its own, refuses non-finite windows again (also after a fit that raised)."""
+    X, y = batch
+    m = SequenceRegressor.chapter_model(epochs=1)
+    seen = []
+    m.fit(X, y, callbacks=[lambda epoch, logs: seen.append(m.network_.check_inputs)])
+    assert seen == [False] and m.network_.check_inputs
+    bad = X.copy()
+    bad[0, 0, 0] = np.nan
+    with pytest.raises(InputError, match="non-finite"):
+        m.network_.forward(bad)
+    with pytest.raises(InputError):
+        m.fit(bad, y)                                   # refused by fit's own check, before training
+    m2 = SequenceRegressor.chapter_model(epochs=3, lr=1e30)
+    with pytest.raises(DivergenceError):
+        m2.fit(X, y)                                    # diverges inside training
+    assert m2.network_.check_inputs
 
 
 def test_trace_symbols_shapes_and_consistency():

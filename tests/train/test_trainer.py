@@ -66,6 +66,42 @@ def test_minibatch_order_is_the_seeds_permutation():
         np.testing.assert_array_equal(a, b)
 
 
+def test_batches_gathered_per_epoch_or_per_batch_are_the_same_rows(monkeypatch):
+    """Small data is gathered in the epoch's order once and sliced; data above GATHER_BYTES is gathered
+    batch by batch: the batches (rows, order, None entries) and the trained parameters are the same."""
+    import glassformer.train.trainer as trainer_module
+
+    x = np.arange(50.0)[:, None] * np.ones((1, 3))
+    y = np.arange(50.0)[:, None]
+
+    def run():
+        seen = []
+        lin = Linear(3, 1, rng=0)
+
+        def step(batch):
+            xb, yb, none = batch
+            seen.append((xb.copy(), yb.copy(), none))
+            loss = MSELoss()
+            value = loss.forward(lin(xb), yb)
+            lin.backward(loss.backward())
+            return value
+        Trainer(list(lin.named_parameters()), step, SGD(lin.parameters(), lr=1e-4), epochs=2, batch_size=16,
+                seed=3).fit((x, y, None))
+        return seen, lin.weight.data.copy()
+
+    gathered, w_gathered = run()
+    monkeypatch.setattr(trainer_module, "GATHER_BYTES", 0)
+    per_batch, w_per_batch = run()
+    assert len(gathered) == len(per_batch) == 8
+    for (xa, ya, na), (xb, yb, nb) in zip(gathered, per_batch):
+        np.testing.assert_array_equal(xa, xb)
+        np.testing.assert_array_equal(ya, yb)
+        assert na is None and nb is None
+    np.testing.assert_array_equal(w_gathered, w_per_batch)
+    order = np.random.default_rng(3).permutation(50)
+    np.testing.assert_array_equal(gathered[0][1][:, 0], order[:16])        # the seed's first batch
+
+
 def test_full_batch_sgd_is_plain_gradient_descent():
     x, y = linear_problem()
     m = Linear(1, 1, rng=0)
