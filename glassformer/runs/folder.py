@@ -17,6 +17,7 @@ either complete or absent.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from .. import io
 from ..errors import InputError
 
-__all__ = ["check_out_folder", "prepare_run_dir", "write_csv", "write_json"]
+__all__ = ["check_out_folder", "file_slug", "prepare_run_dir", "write_csv", "write_json"]
 
 
 def check_out_folder(out, *, overwrite: bool, label: str = "--out") -> Path:
@@ -78,3 +79,9 @@ def _clean(obj):
 def write_csv(path, frame) -> None:
     """Atomic CSV of a pandas DataFrame (no index column, 6 significant digits)."""
     io.atomic_write_text(path, frame.to_csv(index=False, float_format="%.6g"))
+
+
+def file_slug(name: str) -> str:
+    """``name`` (a well name such as ``15/9-F-11 B``) as part of a file name: runs of other characters than
+    letters and digits become one ``_`` (``15_9_F_11_B``); ``"well"`` when nothing is left."""
+    return re.sub(r"[^0-9A-Za-z]+", "_", str(name)).strip("_") or "well"

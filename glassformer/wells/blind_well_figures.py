@@ -8,13 +8,12 @@ where the observed target varies most; and a predicted-against-observed cross-pl
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
 from ..plots.blind_well import plot_blind_well_tracks, plot_predicted_vs_observed, rmse, zoom_windows
+from ..runs import file_slug
 from .evaluation import COLUMN
 
 __all__ = ["blind_well_figures", "model_columns"]
@@ -37,9 +36,6 @@ def model_columns(rows: pd.DataFrame, unit: str = "log10 mD") -> dict:
 def _suffix(unit: str) -> str:
     return str(unit).replace(" ", "_")
 
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "_", str(name)).strip("_") or "well"
 
 
 def blind_well_figures(rows: pd.DataFrame, well: str, *, input_names, target_name: str, models: dict | None = None,
@@ -112,7 +108,7 @@ def blind_well_figures(rows: pd.DataFrame, well: str, *, input_names, target_nam
     role = _role(part)
     track_kw = dict(input_units=input_units, quantity=target_name, unit=unit, residual_models=chosen,
                     bands=band_arrays, colours=_colours(models, unit), depth_unit=depth_unit)
-    slug = _slug(well)
+    slug = file_slug(well)
     figures = {f"blind_well_{slug}_tracks": lambda: plot_blind_well_tracks(
         depth, inputs, observed, preds, zooms=zooms, **track_kw,
         title=f"{well}{role}: input logs, observed {target_name} (black) against each model (RMSE in {unit} "

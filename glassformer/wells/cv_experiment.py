@@ -23,24 +23,23 @@ from typing import Any, Mapping
 import pandas as pd
 
 from .. import plots
-from ..data import describe_use, parse_units
 from ..data.volve import ATTRIBUTION, is_volve
 from ..errors import InputError
 from ..models import LSTMRegressor, SequenceRegressor
 from ..parallel import make_engine
 from ..reporting import say, warn
-from ..runs import RunResult, check_out_folder, run_experiment
+from ..runs import RunResult, check_out_folder, file_slug, run_experiment
 from .blind_well_figures import blind_well_figures
 from .checks import logs_target_unit
 from .cv import cv_folds, cv_tasks, fold_lines, run_fold, summarise_folds
 from .cv_recommend import inner_tasks, nested_choice
-from .dataset import build_dataset
 from .evaluation import COLUMN
-from .experiment import DEPTH_FIGURE_MODELS, _slug, seed_list, with_comparison_settings
+from .experiment import DEPTH_FIGURE_MODELS, seed_list, with_comparison_settings
 from .model import WellModel
 from .requests import EngineRequest, ReadingRequest, TransformerRequest, WellsRequest
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, verdict
+from .train_job import read_dataset
 
 __all__ = ["CrossValidation", "CvRequest", "cross_validate", "run_cv"]
 
@@ -252,11 +251,7 @@ def run_cv(request: CvRequest) -> dict:
     if not wells.data and not wells.manifest:
         raise InputError("cv needs the wells: --data FILE (repeat it) or --manifest FILE")
     wm = request.well_model()
-    reading = request.reading
-    ds = build_dataset(list(wells.data), inputs=list(request.inputs), target=request.target,
-                       train_depth=wells.train_depth, manifest=wells.manifest, aliases=list(wells.aliases),
-                       units=parse_units(reading.units), depth_column=reading.depth_column, sheet=reading.sheet)
-    _report_dataset(ds, wells.aliases)
+    ds = read_dataset(wells, request.reading, inputs=list(request.inputs), target=request.target, window=None)
     logs = [*ds.train, *ds.val, *ds.test]
     too_short = [g.name for g in logs if len(g) < window]
     if too_short:
@@ -269,16 +264,6 @@ def run_cv(request: CvRequest) -> dict:
         return cross_validate(request.out, logs, wm, n_folds=request.n_folds, seeds=seed_list(request.n_seeds),
                               engine=engine, config=config, overwrite=True, recommend=request.recommend,
                               attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
-
-
-def _report_dataset(ds, aliases) -> None:
-    """Say which curves were read under another name, and warn of what the dataset's checks found."""
-    for well, used in ds.curves_used.items():
-        for asked, curve in used.items():
-            if asked != curve:
-                say(f"note: well {well}: {describe_use(asked, curve, aliases)}")
-    for line in ds.warnings:
-        warn(line)
 
 
 # --------------------------------------------------------------------------- the result's parts
@@ -351,7 +336,7 @@ def _figures(summary, rows, wm, logs, title) -> dict:
                                                     quantity=wm.target_name, unit=unit, depth_unit=g.depth_unit,
                                                     title=f"{g.name} (held out)")
     for g in logs:
-        extra[f"blind_well_{_slug(g.name)}"] = against_depth(g)
+        extra[f"blind_well_{file_slug(g.name)}"] = against_depth(g)
         extra.update(blind_well_figures(rows, g.name, input_names=wm.input_names, target_name=wm.target_name,
                                         unit=ucol.replace("_", " "), depth_unit=g.depth_unit,   # names columns
                                         input_units={m: g.units.get(m) for m in wm.input_names}))

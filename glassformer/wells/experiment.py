@@ -13,7 +13,6 @@ scaling, split and seed; the settings are fixed before the test logs are looked 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Sequence
 
@@ -26,7 +25,7 @@ from ..errors import InputError
 from ..models import LSTMRegressor, SequenceRegressor
 from ..parallel import SerialEngine
 from ..reporting import say
-from ..runs import RunResult, run_experiment
+from ..runs import RunResult, file_slug, run_experiment
 from .checks import target_unit
 from .evaluation import COLUMN, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
@@ -317,7 +316,7 @@ def _figures(wm: WellModel, rows, train_logs, test_logs, boundary, title) -> tup
                                                     boundary=line, title=f"{title}: {g.name}", **common)
 
     depth_figures = {"prediction_vs_depth": against_depth(show, boundary),
-                     **{f"prediction_vs_depth_{_slug(g.name)}": against_depth(g) for g in test_logs[1:]}}
+                     **{f"prediction_vs_depth_{file_slug(g.name)}": against_depth(g) for g in test_logs[1:]}}
     first = ((getattr(wm, "training_data_", None) or {}).get("inputs") or {}).get(wm.input_names[0], {})
     target = target_unit(getattr(wm, "training_data_", None))     # the y axis: the target as its files state it
     kwargs = dict(history=wm.model_.history_, porosity=phi_all,
@@ -329,9 +328,6 @@ def _figures(wm: WellModel, rows, train_logs, test_logs, boundary, title) -> tup
                   depth_unit=show.depth_unit, title=title)
     return kwargs, depth_figures
 
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^0-9A-Za-z]+", "_", name).strip("_") or "well"
 
 
 def compare_wells(out, train_logs, test_logs, *, inputs, target, log_target: bool = True, window: int = 32,

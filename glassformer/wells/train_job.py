@@ -47,7 +47,7 @@ _NO_TEST_NOTE = "note: no --test-depth / --test-data given: the 'test' metrics a
 
 
 # --------------------------------------------------------------------------- reading the wells
-def read_dataset(wells: WellsRequest, reading: ReadingRequest, *, inputs, target, window: int,
+def read_dataset(wells: WellsRequest, reading: ReadingRequest, *, inputs, target, window: int | None,
                  val_data=None) -> WellDataset:
     """The wells of a request, each cut to its role's interval (:func:`~glassformer.wells.build_dataset`).
 
