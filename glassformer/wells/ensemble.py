@@ -2,22 +2,22 @@
 
 Every member is the same :class:`~glassformer.wells.WellModel` (the same windows, scalers,
 baselines and data) with its transformer trained from its own seed (Lakshminarayanan, Pritzel
-and Blundell, 2017).  The data are prepared once (:func:`prepare`, which is
+and Blundell, 2017).  The data are prepared once, by :func:`prepare`, which is
 :meth:`WellModel.fit_data <glassformer.wells.WellModel.fit_data>`, the preparation of
-``WellModel.fit``): scalers fitted on the whole training logs, early stopping on the validation
+``WellModel.fit``: scalers fitted on the whole training logs, early stopping on the validation
 logs given or else on the deepest block of each training log, windows cut from the rest.  So
-member k is the well model fitted alone with seed k, whichever way the members are trained.  Training one member is one top-level function of plain data,
-:func:`fit_member`, so any :mod:`glassformer.parallel` engine can map it over the members;
-the default engine runs them one after the other.  ``fit_ensemble(..., batched=True)`` instead
-trains them side by side as one model with a leading member axis
-(:func:`glassformer.models.members.fit_members`), with NumPy's per-call cost paid once for all
-of them -- a gain for small models and small batches, where that cost dominates.  Only the
-training differs between the two ways, and it gives the same numbers: side by side, each member's
-rows go through the same BLAS calls and element-wise operations, in the same order, as they do
-alone (no GEMM is batched across members, so no summation order changes), so members,
-predictions and P10/P50/P90 are bit for bit equal in float64 (the tests check it; what is
-promised is a relative difference of at most 1e-10, which a BLAS that chose its blocking by the
-shape of a stacked call could still reach, never beyond).  Each member is saved as a model folder
+member k is the well model fitted alone with seed k, whichever way the members are trained.
+
+Training one member is one top-level function of plain data, :func:`fit_member`, so any
+:mod:`glassformer.parallel` engine can map it over the members; the default engine runs them one
+after the other.  ``fit_ensemble(..., batched=True)`` instead trains them side by side as one
+model with a leading member axis (:func:`glassformer.models.members.fit_members`), with NumPy's
+per-call cost paid once for all of them -- a gain for small models and small batches, where that
+cost dominates.  Only the training differs between the two ways, and not in its numbers: side by
+side, each member's rows go through the BLAS calls (one GEMM per member, never one across
+members, so no sum changes its order) and element-wise operations it makes alone, so in float64
+the members, their predictions and the P10/P50/P90 are equal bit for bit (the tests assert exact
+equality, not a tolerance).  Each member is saved as a model folder
 (``member_00``, ``member_01``, ...) that ``WellModel.load`` reads, beside ``ensemble.json``
 (the seeds and the calibration)::
 

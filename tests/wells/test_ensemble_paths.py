@@ -43,8 +43,8 @@ def paths(tmp_path_factory):
 
 
 def test_batched_and_separate_members_give_the_same_numbers(paths):
-    """Side by side each member makes the BLAS calls it makes alone, so the numbers are the same bit for bit;
-    the 1e-10 relative bound is the documented promise, exact equality what is measured today."""
+    """Side by side each member makes the BLAS calls it makes alone (one GEMM per member), so the numbers are the
+    same bit for bit; the relative bound first gives a readable size when they are not."""
     train, separate, together = paths
     blind = _well("15/9-C", 3)
     a, b = together.predict_members(blind), separate.predict_members(blind)     # (3, n)
