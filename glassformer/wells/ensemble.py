@@ -2,13 +2,22 @@
 
 Every member is the same :class:`~glassformer.wells.WellModel` (the same windows, scalers,
 baselines and data) with its transformer trained from its own seed (Lakshminarayanan, Pritzel
-and Blundell, 2017).  Training one member is one top-level function of plain data,
-:func:`fit_member`, so any :mod:`glassformer.parallel` engine can map it over the members;
-the default engine runs them one after the other.  ``fit_ensemble(..., batched=True)`` instead
-trains them side by side as one model with a leading member axis
-(:func:`glassformer.models.members.fit_members`): the same members bit for bit, with NumPy's
+and Blundell, 2017).  The data are prepared once, by :func:`prepare`, which is
+:meth:`WellModel.fit_data <glassformer.wells.WellModel.fit_data>`, the preparation of
+``WellModel.fit``: scalers fitted on the whole training logs, early stopping on the validation
+logs given or else on the deepest block of each training log, windows cut from the rest.  So
+member k is the well model fitted alone with seed k, whichever way the members are trained.
+
+Training one member is one top-level function of plain data, :func:`fit_member`, so any
+:mod:`glassformer.parallel` engine can map it over the members; the default engine runs them one
+after the other.  ``fit_ensemble(..., batched=True)`` instead trains them side by side as one
+model with a leading member axis (:func:`glassformer.models.members.fit_members`), with NumPy's
 per-call cost paid once for all of them -- a gain for small models and small batches, where that
-cost dominates.  Each member is saved as a model folder
+cost dominates.  Only the training differs between the two ways, and not in its numbers: side by
+side, each member's rows go through the BLAS calls (one GEMM per member, never one across
+members, so no sum changes its order) and element-wise operations it makes alone, so in float64
+the members, their predictions and the P10/P50/P90 are equal bit for bit (the tests assert exact
+equality, not a tolerance).  Each member is saved as a model folder
 (``member_00``, ``member_01``, ...) that ``WellModel.load`` reads, beside ``ensemble.json``
 (the seeds and the calibration)::
 
@@ -228,14 +237,24 @@ def find_ensemble(folder) -> Path | None:
 
 
 # --- fitting --------------------------------------------------------------------------------------
-def prepare(wm: WellModel, train_logs) -> WellModel:
+def prepare(wm: WellModel, train_logs, validation_logs=()) -> tuple:
     """A copy of ``wm`` with its scalers and baselines (those of the registry, trees included when
-    ``wm.tree_baselines``) fitted on ``train_logs`` (no network yet)."""
+    ``wm.tree_baselines``) fitted on ``train_logs`` (no network yet), and the members' data.
+
+    The data are :meth:`WellModel.fit_data`'s, the very preparation of ``WellModel.fit``: scalers
+    on the whole training logs, the validation logs given or else the deepest blocks, the training
+    windows of the rest and the validation windows.  Every way of training the members starts from
+    them, so a member equals the well model fitted alone with its seed.
+
+    Returns
+    -------
+    (WellModel, (X, Y, P), (X_val, Y_val, P_val) or None)
+    """
     wm = copy.copy(wm)
     wm._check_settings()
-    wm._fit_scalers(list(train_logs))
+    X, Y, P, val = wm.fit_data(list(train_logs), list(validation_logs) or None)
     wm.fit_baselines(list(train_logs))
-    return wm
+    return wm, (X, Y, P), ((val["X_val"], val["y_val"], val.get("positions_val")) if val else None)
 
 
 def _windows(wm: WellModel, logs):
@@ -325,7 +344,7 @@ def member_tasks(wm: WellModel, train_logs, validation_logs=(), *, folder, seeds
     (WellModel, list of dict, dict or None)
         The prepared well model, the tasks, and the pretraining's description (None without).
     """
-    wm = prepare(wm, train_logs)
+    wm, train, val = prepare(wm, train_logs, validation_logs)
     folder = Path(folder)
     pretrained, pre_tasks = None, None
     if pretrain_logs:
@@ -336,9 +355,11 @@ def member_tasks(wm: WellModel, train_logs, validation_logs=(), *, folder, seeds
         lr = finetune_lr if finetune_lr is not None else _model_params(wm)["lr"] / 3
         pretrained = {"target": str(pretrain_target).upper(), "wells": [g.name for g in pretrain_logs],
                       "epochs": int(pretrain_epochs), "finetune_lr": lr}
-    val = _windows(wm, validation_logs) if validation_logs else None
-    params = _model_params(wm) if pretrained is None else _model_params(wm, lr=pretrained["finetune_lr"])
-    tasks = _tasks(wm, _windows(wm, train_logs), val, seeds, folder, params)
+    # Validation is the well model's choice (given logs or depth blocks), never the estimator's random windows.
+    params = _model_params(wm, validation_fraction=None)
+    if pretrained is not None:
+        params["lr"] = pretrained["finetune_lr"]
+    tasks = _tasks(wm, train, val, seeds, folder, params)
     for task, pre_task in zip(tasks, pre_tasks or ()):
         task["pretrain"] = pre_task
     return wm, tasks, pretrained
@@ -371,14 +392,16 @@ def fit_ensemble(wm: WellModel, train_logs, validation_logs=(), *, folder, n_mem
     wm : WellModel (unfitted; its transformer's settings are every member's).
     train_logs : WellLog list, cut to their training intervals (targets NaN where there are none).
     validation_logs : WellLog list, optional
-        Early stopping for every member (instead of a random tenth of the windows) and the data
-        the conformal scale is fitted on.
+        Early stopping for every member and the data the conformal scale is fitted on; without
+        them the members stop early on ``wm.validation``'s deepest blocks, as ``wm.fit`` would
+        (uncalibrated then).
     folder : where ``member_00``, ... and ``ensemble.json`` are written.
     seeds : list of int, optional (default :func:`member_seeds`).
     engine : a :mod:`glassformer.parallel` engine, optional (default: serial).
     batched : bool, default False
         Train the members side by side as one model (:func:`fit_together`; the engine is not used):
-        bitwise the same members, faster when the model is small.
+        the same preparation and the same members (see the module docstring), faster when the model
+        is small.
 
     Returns
     -------

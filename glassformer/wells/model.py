@@ -247,16 +247,7 @@ class WellModel(BaseEstimator):
         """
         self._check_settings()
         train_logs = list(train_logs)
-        self._fit_scalers(train_logs)
-        fit_logs, val_logs, self.validation_ = choose_validation(train_logs, val_logs, self.validation,
-                                                                 self.validation_fraction, self.window)
-        X, Y, P = self._training_windows(fit_logs)
-        val = self._validation_windows(val_logs)
-        self.n_train_windows_ = int(len(X))
-        self.validation_["small_data"] = small_data_warnings(                 # said in the summary, config, report
-            train_logs, self.validation_["blocks"], self.n_train_windows_, self.window,
-            self.stride or default_stride(self.window, fit_logs), self.stride is not None)
-        shared = P[0] if self.positions == "index" else P
+        X, Y, shared, val = self.fit_data(train_logs, val_logs)
         self.fit_seconds_ = {}
         # Validation is this class's choice (depth blocks), never the estimators' random windows.
         self.model_ = (clone(self.model) if self.model is not None else SequenceRegressor()).set_params(
@@ -271,6 +262,40 @@ class WellModel(BaseEstimator):
             self.fit_seconds_["LSTM"] = time.perf_counter() - t0
         self.fit_baselines(train_logs)
         return self
+
+    def fit_data(self, train_logs, val_logs=None):
+        """The networks' data, prepared once for every way of training them (alone by :meth:`fit`, or as the
+        members of a deep ensemble, one by one or side by side).
+
+        Fits the scalers on the whole ``train_logs`` (validation blocks included, as the baselines are),
+        chooses the validation data (``val_logs`` when given, else ``validation``'s deepest blocks), and
+        cuts the training windows of the rest and the validation windows (half a window apart).  Sets
+        ``x_scaler_``, ``y_scaler_``, ``training_data_``, ``validation_`` and ``n_train_windows_``.
+
+        Returns
+        -------
+        (X, Y, positions, val)
+            ``X (n, window, n_inputs)``, ``Y (n, window, 1)`` (NaN: no target), ``positions`` (``(window,)``
+            shared when by index, else ``(n, window)`` depths), and ``val`` the estimator's validation
+            keywords ``{"X_val", "y_val"[, "positions_val"]}`` (``{}`` when there are none).
+
+        Raises
+        ------
+        DataFileError
+            As :meth:`fit`.
+        """
+        train_logs = list(train_logs)
+        self._fit_scalers(train_logs)
+        fit_logs, val_logs, self.validation_ = choose_validation(train_logs, val_logs, self.validation,
+                                                                 self.validation_fraction, self.window)
+        X, Y, P = self._training_windows(fit_logs)
+        val = self._validation_windows(val_logs)
+        self.n_train_windows_ = int(len(X))
+        self.validation_["small_data"] = small_data_warnings(                 # said in the summary, config, report
+            train_logs, self.validation_["blocks"], self.n_train_windows_, self.window,
+            self.stride or default_stride(self.window, fit_logs), self.stride is not None)
+        shared = P[0] if self.positions == "index" else P                    # (window,) or (n, window)
+        return X, Y, shared, val
 
     def _validation_windows(self, logs) -> dict:
         """``{"X_val", "y_val", "positions_val"}`` of the validation logs' full windows ({} when there are none)."""
