@@ -11,6 +11,7 @@ weight on hover; the static PNG follows, collapsed.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -59,6 +60,15 @@ FIGURE_GUIDES = {
     "blind_well": "A well that no model saw in training, observed log and each model's prediction against depth: "
                   "look for where the models part from the log, and whether the tree ensembles and the networks "
                   "fail in the same beds.",
+    "blind_well_tracks": "One held-out well from top to base: its input logs, then the observed log (black) against "
+                         "one model per track (its RMSE over the well in the title), and the residuals (predicted "
+                         "minus observed) of the best models; shaded: the zooms. A model earns its place where it "
+                         "follows the beds, not only the trend.",
+    "blind_well_zoom": "A zoom where the observed log varies most (stretches on a constant floor are never chosen): "
+                       "do the models follow single beds, or only the average?",
+    "blind_well_crossplot": "Predicted against observed, one panel per model on the same axes (line: 1 to 1, colour: "
+                            "depth): a cloud flatter than the line pulls towards the mean; a cluster off the line is "
+                            "a set of beds the model misreads.",
     "per_well": "Each group of bars is one well the models never saw in training (the last group: the mean over "
                 "folds, bar = sd across folds): a model earns its place where it is short on every well, not on "
                 "average only.",
@@ -106,8 +116,18 @@ def _base(stem: str, keys) -> str | None:
     return max(matches, key=len) if matches else None
 
 
+#: The parts of a held-out well's figures (``blind_well_<well>_<part>``), whose guide the well's name must not hide.
+BLIND_WELL_PARTS = ((r"_tracks$", "blind_well_tracks"), (r"_crossplot$", "blind_well_crossplot"),
+                    (r"_zoom_\d+$", "blind_well_zoom"))
+
+
 def figure_guide(stem: str) -> str:
-    """The reading guide for a figure file stem (exact key, else the longest key it starts with)."""
+    """The reading guide for a figure file stem (exact key, else the longest key it starts with; a held-out
+    well's tracks, zooms and cross-plot by their part)."""
+    if stem.startswith("blind_well_"):
+        for part, key in BLIND_WELL_PARTS:
+            if re.search(part, stem):
+                return FIGURE_GUIDES[key]
     base = _base(stem, FIGURE_GUIDES)
     return FIGURE_GUIDES[base] if base else GENERIC_GUIDE
 

@@ -136,6 +136,14 @@ def test_figure_guide_prefix_matching():
     assert figure_guide("lossy") == GENERIC_GUIDE
 
 
+def test_a_held_out_wells_figures_get_their_parts_guides_whatever_the_wells_name():
+    assert figure_guide("blind_well_15_9_F_11_B") == FIGURE_GUIDES["blind_well"]
+    assert figure_guide("blind_well_15_9_F_11_B_tracks") == FIGURE_GUIDES["blind_well_tracks"]
+    assert figure_guide("blind_well_15_9_F_11_B_zoom_2") == FIGURE_GUIDES["blind_well_zoom"]
+    assert figure_guide("blind_well_15_9_F_11_B_crossplot") == FIGURE_GUIDES["blind_well_crossplot"]
+    assert figure_guide("blind_well_my_tracks_well") == FIGURE_GUIDES["blind_well"]     # a name is not a part
+
+
 def test_cli_report_command(tmp_path):
     run = make_run(tmp_path, figures=("loss",))
     result = CliRunner().invoke(cli, ["report", str(run)])
