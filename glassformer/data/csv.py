@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Callable, Sequence
 
 import numpy as np
@@ -37,6 +38,14 @@ def read_csv(
 ) -> WellLog:
     """Read a comma-separated table (one header row, one row per depth) into a :class:`WellLog`.
 
+    The field separator is told by the header line: a comma, else ``;`` (then ``0,25`` is read as
+    0.25, the decimal comma of European spreadsheets), else a tab.  A units row right under the
+    header (``m,%,v/v,mD``: every cell empty or a unit of
+    :func:`~glassformer.data.units.stated_unit`, none a number) gives the units of the columns
+    whose header names none.  A column in which no cell is a number (zone, formation, well name)
+    is descriptive: it is left out of the curves, listed in ``skipped`` and named in a note
+    (:func:`glassformer.reporting.say`).
+
     Parameters
     ----------
     path : str or Path
@@ -46,7 +55,8 @@ def read_csv(
         default the first of DEPTH, DEPT, MD, TDEP found (case-insensitive), also with its unit
         written after it: ``DEPTH_FT``, ``DEPTH (ft)``, ``DEPTH [m]``.
     columns : sequence of str, optional
-        Read only these columns (plus depth); by default every column, which must all be numeric.
+        Read only these columns (plus depth), which must all be numeric; by default every numeric
+        column (columns of text alone are left out).
     units : dict, optional
         Units per column (keyed by curve name or header); they replace the unit a header writes.
         A header ``Por (%)``, ``Por [%]`` or ``POR_PCT`` names the curve ``POR`` in ``%``
@@ -73,8 +83,10 @@ def read_csv(
     ------
     DataFileError
         File missing, binary or empty; no data rows; a header cell empty or repeated
-        (case-insensitive); a row with fewer or more fields than the header (naming the line);
-        text or infinity in a numeric column (naming the column, line and value).
+        (case-insensitive); a row with fewer or more fields than the header (naming the line, the
+        separator assumed and the fields of the first lines); text among the numbers of a column
+        (naming every such column, its lines and values) or infinity; a units row stating a unit
+        other than its column's header.
     CurveNotFoundError
         No depth column, or a requested column absent (the message lists those present).
     DepthError
@@ -256,7 +268,8 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
 
     The csv module checks the table's shape and keeps exact line numbers for messages.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    delimiter = _delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[list[str]] = []
     lines: list[int] = []
     try:
@@ -285,10 +298,37 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
     for i, row in enumerate(rows[1:]):
         if len(row) != len(header):
             hint = " (row truncated?)" if len(row) < len(header) else ""
+            counts = ", ".join(f"line {n}: {len(r)}" for r, n in zip(rows[:_LINES_COUNTED], lines))
             raise DataFileError(
-                f"{source}: line {lines[i + 1]} has {len(row)} fields, the header has {len(header)}{hint}"
+                f"{source}: line {lines[i + 1]} has {len(row)} fields, the header has {len(header)}{hint}; "
+                f"fields split at {_DELIMITER_NAMES[delimiter]} (fields per line: {counts}"
+                f"{' ...' if len(rows) > _LINES_COUNTED else ''})"
             )
-    return header, rows[1:], lines
+    data = rows[1:]
+    if delimiter == ";":                       # European files: ';' between fields, ',' as the decimal mark
+        data = [[_DECIMAL_COMMA.sub(r"\1.\2", cell) for cell in row] for row in data]
+    return header, data, lines
+
+
+#: Field separators told apart, by their names in messages.
+_DELIMITER_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "tabs"}
+#: Lines whose field counts a shape error lists.
+_LINES_COUNTED = 5
+#: A number written with a decimal comma (``0,25``, ``-1,5E-3``); the comma becomes a point.
+_DECIMAL_COMMA = re.compile(r"^(\s*[+-]?\d*),(\d+(?:[eE][+-]?\d+)?\s*)$")
+
+
+def _delimiter(text: str) -> str:
+    """The field separator, told by the header line (the first that is neither blank nor a ``#`` note).
+
+    A comma when the header holds one (or holds none of the three); else ``;`` (European
+    spreadsheets, which write a decimal comma) when it holds one; else a tab when it holds one.
+    """
+    header = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    for delimiter in (",", ";", "\t"):
+        if delimiter in header:
+            return delimiter
+    return ","
 
 
 def _depth_unit(header: str, named: str | None, given: str | None, source) -> str:
