@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import CurveNotFoundError, DataFileError, DepthError
+from ..errors import CurveNotFoundError, DataFileError, DepthError, InputError
+from ..reporting import say
 from .parsing import (
     DEFAULT_NULL_VALUES,
     DEPTH_NAMES,
@@ -18,7 +20,7 @@ from .parsing import (
     parse_numbers,
     read_text,
 )
-from .units import curve_name, depth_unit_from_string, did_you_mean, split_header
+from .units import curve_name, depth_unit_from_string, did_you_mean, split_header, stated_unit
 from .welllog import WellLog
 
 __all__ = ["read_csv", "table_log"]
@@ -36,6 +38,14 @@ def read_csv(
 ) -> WellLog:
     """Read a comma-separated table (one header row, one row per depth) into a :class:`WellLog`.
 
+    The field separator is told by the header line: a comma, else ``;`` (then ``0,25`` is read as
+    0.25, the decimal comma of European spreadsheets), else a tab.  A units row right under the
+    header (``m,%,v/v,mD``: every cell empty or a unit of
+    :func:`~glassformer.data.units.stated_unit`, none a number) gives the units of the columns
+    whose header names none.  A column in which no cell is a number (zone, formation, well name)
+    is descriptive: it is left out of the curves, listed in ``skipped`` and named in a note
+    (:func:`glassformer.reporting.say`).
+
     Parameters
     ----------
     path : str or Path
@@ -45,7 +55,8 @@ def read_csv(
         default the first of DEPTH, DEPT, MD, TDEP found (case-insensitive), also with its unit
         written after it: ``DEPTH_FT``, ``DEPTH (ft)``, ``DEPTH [m]``.
     columns : sequence of str, optional
-        Read only these columns (plus depth); by default every column, which must all be numeric.
+        Read only these columns (plus depth), which must all be numeric; by default every numeric
+        column (columns of text alone are left out).
     units : dict, optional
         Units per column (keyed by curve name or header); they replace the unit a header writes.
         A header ``Por (%)``, ``Por [%]`` or ``POR_PCT`` names the curve ``POR`` in ``%``
@@ -72,8 +83,10 @@ def read_csv(
     ------
     DataFileError
         File missing, binary or empty; no data rows; a header cell empty or repeated
-        (case-insensitive); a row with fewer or more fields than the header (naming the line);
-        text or infinity in a numeric column (naming the column, line and value).
+        (case-insensitive); a row with fewer or more fields than the header (naming the line, the
+        separator assumed and the fields of the first lines); text among the numbers of a column
+        (naming every such column, its lines and values) or infinity; a units row stating a unit
+        other than its column's header.
     CurveNotFoundError
         No depth column, or a requested column absent (the message lists those present).
     DepthError
@@ -97,9 +110,21 @@ def table_log(header: list, rows: list, source, row_label: Callable[[int], str],
     ``k``) in messages.  The other parameters, the result and the errors are :func:`read_csv`'s.
     """
     named = _header_names(header, source)
+    row_units = _units_row(header, named, rows, source, cell_label)
+    if row_units is not None:                  # a units row under the header: the curves' units, not data
+        if len(rows) == 1:
+            raise DataFileError(f"{source}: the table has a header and a units row but no data rows")
+        named = [(n, u if u is not None else row_units[k]) for k, (n, u) in enumerate(named)]
+        rows = rows[1:]
+        row_label, cell_label = _shifted(row_label), _shifted_cell(cell_label)
     depth_k, keys = _choose_columns(header, named, depth_column, columns, source)
     depth_unit = _depth_unit(header[depth_k], named[depth_k][1], depth_unit, source)
-    values = {k: _column(header, rows, k, source, cell_label, hint=columns is None) for k in [depth_k, *keys]}
+    values, skipped = _columns(header, rows, depth_k, keys, source, cell_label, text_ok=columns is None)
+    keys = [k for k in keys if k in values]
+    if skipped:
+        say(f"{source}: column{'s' if len(skipped) > 1 else ''} {', '.join(header[k] for k in skipped)} "
+            f"hold{'' if len(skipped) > 1 else 's'} text in every cell (no number), so "
+            f"{'they are' if len(skipped) > 1 else 'it is'} descriptive, not a curve: left out of the well's curves")
     for k in keys:
         values[k] = mask_nulls(values[k], null_values)
     for k, v in values.items():
@@ -119,6 +144,7 @@ def table_log(header: list, rows: list, source, row_label: Callable[[int], str],
         units={named[k][0]: given.get(k, named[k][1] or "") for k in keys},
         descriptions={named[k][0]: header[k] for k in keys if header[k].strip().upper() != named[k][0]},
         depth_mnemonic=named[depth_k][0],
+        skipped={named[k][0]: f"it holds text such as {text!r}, not numbers" for k, text in skipped.items()},
     )
 
 
@@ -150,20 +176,91 @@ def _given_units(units, header, named, keys, source) -> dict:
 _CELLS_SHOWN = 3
 
 
-def _column(header: list, rows: list, k: int, source, cell_label, hint: bool) -> np.ndarray:
-    """Column ``k`` as float64, NaN where missing; DataFileError naming a non-numeric cell."""
-    numbers, bad = parse_numbers([row[k] for row in rows])
-    if bad.any():                      # every text cell of the column in one message: the first few, and the count
-        where = np.flatnonzero(bad)
+def _columns(header: list, rows: list, depth_k: int, keys: list, source, cell_label, text_ok: bool) -> tuple:
+    """Columns ``depth_k`` and ``keys`` as float64 (NaN where missing), and the text columns left out.
+
+    A column in which no cell is a number (zone, formation, well name) is descriptive, not a curve:
+    with ``text_ok`` it is left out (index -> its first text cell).  Text among numbers is a bad
+    value: one DataFileError names every such column.
+    """
+    values: dict = {}
+    skipped: dict = {}
+    problems = []
+    for k in [depth_k, *keys]:
+        numbers, bad = parse_numbers([row[k] for row in rows])
+        if bad.any() and text_ok and k != depth_k and np.isnan(numbers).all():
+            skipped[k] = str(rows[int(np.flatnonzero(bad)[0])][k]).strip()
+            continue
+        if bad.any():
+            problems.append((k, np.flatnonzero(bad)))
+        values[k] = numbers
+    if problems:
+        _refuse_text(header, rows, problems, source, cell_label, hint=text_ok)
+    return values, skipped
+
+
+def _refuse_text(header: list, rows: list, problems: list, source, cell_label, hint: bool) -> None:
+    """DataFileError naming every column with text among its numbers: per column its first few text
+    cells and their count."""
+    parts = []
+    for k, where in problems:
         shown = [f"{str(rows[i][k]).strip()!r} at {cell_label(i, k)}" for i in where[:_CELLS_SHOWN]]
         more = f" and {where.size - _CELLS_SHOWN} more" if where.size > _CELLS_SHOWN else ""
-        cells = "that cell" if where.size == 1 else "those cells"
-        how = (f"; correct {cells} or leave {'it' if where.size == 1 else 'them'} empty (read as missing), or delete "
-               "the column if no model needs it (Python: read_csv(..., columns=[...]) reads only those named)")
         what = "value" if where.size == 1 else f"values in {where.size} cells:"
-        raise DataFileError(f"{source}: column {header[k]} holds non-numeric {what} {', '.join(shown)}{more}"
-                            f"{how if hint else ''}")
-    return numbers
+        parts.append(f"column {header[k]} holds non-numeric {what} {', '.join(shown)}{more}")
+    one = len(problems) == 1 and problems[0][1].size == 1
+    cells = "that cell" if one else "those cells"
+    how = (f"; correct {cells} or leave {'it' if one else 'them'} empty (read as missing), or delete "
+           "the column if no model needs it (Python: read_csv(..., columns=[...]) reads only those named)")
+    raise DataFileError(f"{source}: {'; '.join(parts)}{how if hint else ''}")
+
+
+def _units_row(header: list, named: list, rows: list, source, cell_label) -> list | None:
+    """The units of a units row under the header (one unit or None per column), else None.
+
+    The first data row is a units row when no cell of it is a number and every cell is empty or a
+    unit glassformer knows (:func:`~glassformer.data.units.stated_unit`: ``m``, ``%``, ``v/v``,
+    ``mD`` ...).  DataFileError when it states a unit other than the one its column's header names.
+    """
+    first = [str(c).strip() for c in rows[0]]
+    numbers, bad = parse_numbers(first)
+    if not bad.any():                          # all empty or all numbers: data
+        return None
+    units = []
+    for k, cell in enumerate(first):
+        if not bad[k]:
+            if not np.isnan(numbers[k]):
+                return None
+            units.append(None)
+            continue
+        try:
+            units.append(stated_unit(cell))
+        except InputError:
+            return None
+    for k, unit in enumerate(units):
+        written = named[k][1]
+        if unit is not None and written is not None and _same_unit(written) != unit:
+            raise DataFileError(f"{source}: column {header[k]} names the unit {written!r} in its header but "
+                                f"{first[k]!r} in the units row ({cell_label(0, k)}); make them agree")
+    return units
+
+
+def _same_unit(unit: str) -> str:
+    """A header's unit in :func:`~glassformer.data.units.stated_unit`'s spelling (as written if unknown)."""
+    try:
+        return stated_unit(unit)
+    except InputError:
+        return unit
+
+
+def _shifted(row_label):
+    """``row_label`` of the rows after a units row (data row ``i`` is the table's row ``i + 1``)."""
+    return lambda i: row_label(i + 1)
+
+
+def _shifted_cell(cell_label):
+    """``cell_label`` of the rows after a units row."""
+    return lambda i, k: cell_label(i + 1, k)
 
 
 def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
@@ -171,7 +268,8 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
 
     The csv module checks the table's shape and keeps exact line numbers for messages.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    delimiter = _delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows: list[list[str]] = []
     lines: list[int] = []
     try:
@@ -200,10 +298,37 @@ def _table(text: str, source) -> tuple[list[str], list[list[str]], list[int]]:
     for i, row in enumerate(rows[1:]):
         if len(row) != len(header):
             hint = " (row truncated?)" if len(row) < len(header) else ""
+            counts = ", ".join(f"line {n}: {len(r)}" for r, n in zip(rows[:_LINES_COUNTED], lines))
             raise DataFileError(
-                f"{source}: line {lines[i + 1]} has {len(row)} fields, the header has {len(header)}{hint}"
+                f"{source}: line {lines[i + 1]} has {len(row)} fields, the header has {len(header)}{hint}; "
+                f"fields split at {_DELIMITER_NAMES[delimiter]} (fields per line: {counts}"
+                f"{' ...' if len(rows) > _LINES_COUNTED else ''})"
             )
-    return header, rows[1:], lines
+    data = rows[1:]
+    if delimiter == ";":                       # European files: ';' between fields, ',' as the decimal mark
+        data = [[_DECIMAL_COMMA.sub(r"\1.\2", cell) for cell in row] for row in data]
+    return header, data, lines
+
+
+#: Field separators told apart, by their names in messages.
+_DELIMITER_NAMES = {",": "',' (comma)", ";": "';' (semicolon)", "\t": "tabs"}
+#: Lines whose field counts a shape error lists.
+_LINES_COUNTED = 5
+#: A number written with a decimal comma (``0,25``, ``-1,5E-3``); the comma becomes a point.
+_DECIMAL_COMMA = re.compile(r"^(\s*[+-]?\d*),(\d+(?:[eE][+-]?\d+)?\s*)$")
+
+
+def _delimiter(text: str) -> str:
+    """The field separator, told by the header line (the first that is neither blank nor a ``#`` note).
+
+    A comma when the header holds one (or holds none of the three); else ``;`` (European
+    spreadsheets, which write a decimal comma) when it holds one; else a tab when it holds one.
+    """
+    header = next((line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+    for delimiter in (",", ";", "\t"):
+        if delimiter in header:
+            return delimiter
+    return ","
 
 
 def _depth_unit(header: str, named: str | None, given: str | None, source) -> str:
