@@ -52,6 +52,7 @@ __all__ = [
     "curve_name",
     "depth_unit_from_string",
     "did_you_mean",
+    "fraction_percent_factor",
     "split_header",
     "stated_unit",
     "volume_fraction_kind",
@@ -266,3 +267,24 @@ def volume_fraction_kind(unit: str | None) -> str | None:
     if u in PERCENT_UNITS or _PERCENT_OF_VOLUME.match(u):
         return "percent"
     return None
+
+
+def fraction_percent_factor(unit: str | None, to_unit: str | None) -> float | None:
+    """The factor that converts a porosity-like curve from ``unit`` to ``to_unit``: 100 from a volume
+    fraction to percent, 0.01 back; None when the two are not a stated fraction and a stated percent.
+
+    Only the explicit fraction spellings of :data:`STATED_UNITS` (v/v, frac, dec, m3/m3 ...) count:
+    the empty string, ``1``, ``UNITLESS`` and ``-`` also label ratios and exponents, so a curve in
+    them is never scaled.
+
+    Examples
+    --------
+    >>> fraction_percent_factor("V/V", "%"), fraction_percent_factor("pu", "frac"), fraction_percent_factor("", "%")
+    (100.0, 0.01, None)
+    """
+    def kind(u):
+        u = str(u or "").strip().upper()
+        return "fraction" if u in STATED_UNITS["v/v"] else ("percent" if u and volume_fraction_kind(u) == "percent"
+                                                             else None)
+    pair = (kind(unit), kind(to_unit))
+    return {("fraction", "percent"): 100.0, ("percent", "fraction"): 0.01}.get(pair)

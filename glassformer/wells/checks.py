@@ -21,7 +21,12 @@ compares a well with that record before anything is predicted:
 * the other way round, a curve in percent whose values all lie in [0, 1] is a fraction under a
   wrong header (:func:`check_percent_range`), and so is a curve without a unit whose values all
   lie in [0, 1] given to a model trained on percent: both are refused;
-* a curve without a unit is taken to be in the unit the model was trained on, and a warning says so.
+* a curve without a unit is taken to be in the unit the model was trained on, and a warning says so;
+* an input stated in v/v for a model trained on % (or the reverse) is converted (x 100 or / 100) and
+  a note says so (:func:`convert_units`); units that cannot be converted stay refused;
+* a curve without a stated unit whose values all lie in [0, 1] beside one (another well, or the
+  model's training range) whose values reach above :data:`PERCENT_ABOVE` is refused
+  (:func:`check_unitless_scales`): a fraction beside percent, a factor of about 100 apart.
 
 ``glassformer predict`` reports what these return; batch prediction reuses them, and
 :func:`check_wells` holds the validation and test wells of ``train``, ``cv``, ``compare``,
@@ -35,11 +40,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data import WellLog
-from ..data.units import volume_fraction_kind
+from ..data.units import fraction_percent_factor, volume_fraction_kind
 from ..errors import DataFileError, DepthError
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
-           "check_inputs", "check_percent_range", "check_wells", "convert_depth", "logs_target_unit", "target_unit",
+           "check_inputs", "check_percent_range", "check_unitless_scales", "check_wells", "convert_depth",
+           "convert_units", "PERCENT_ABOVE", "logs_target_unit", "target_unit",
            "training_record"]
 
 #: Metres per international foot.
@@ -50,6 +56,8 @@ STEP_TOLERANCE = 0.05
 FRACTION_TOLERANCE = 0.05
 # Units that say "volume fraction" outright; UNITLESS, 1 and - also label ratios (an Archie exponent M ~ 2).
 _VOLUME_FRACTION = frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"})
+#: A value above which a porosity-like curve cannot be a fraction (v/v), rounding included: it reads as percent.
+PERCENT_ABOVE = 1.5
 #: Percentiles of the training samples that bound an input's training range.
 RANGE_PERCENTILES = (0.5, 99.5)
 
@@ -339,6 +347,95 @@ def check_percent_range(log, names) -> None:
             _refuse_fraction_values(log, name, f"is in {unit} (percent, 0 to 100)")
 
 
+def _scale(low: float, high: float) -> str | None:
+    """"fraction" for values within [0, 1]; "percent" for values reaching above :data:`PERCENT_ABOVE` but
+    within 0 to 100 (with :data:`FRACTION_TOLERANCE`); None otherwise (another kind of curve)."""
+    if low >= 0.0 and high <= 1.0:
+        return "fraction"
+    tol = 100.0 * FRACTION_TOLERANCE
+    return "percent" if high > PERCENT_ABOVE and low >= -tol and high <= 100.0 + tol else None
+
+
+def _said(unit: str) -> str:
+    return f"is in {unit}" if unit else "has no unit"
+
+
+def check_unitless_scales(logs, names) -> None:
+    """Refuse wells where a curve of ``names`` lies in [0, 1] in one and reaches above 1.5 in another, a
+    unit missing in at least one of the two: a fraction (v/v) beside percent, a factor of about 100 apart.
+
+    Raises
+    ------
+    DataFileError
+        One line naming both files, the curve, both value ranges and the fix: each file's unit in its
+        header (``--unit`` states one unit for every file), after which the validation and test
+        wells are converted to the training wells' unit.
+    """
+    for name in names:
+        seen = []
+        for g in logs:
+            values = _finite(g, name)
+            if values.size and _scale(values.min(), values.max()):
+                seen.append((g, str(g.units.get(name, "")).strip(), values, _scale(values.min(), values.max())))
+        pair = next(((a, b) for a in seen if a[3] == "fraction" for b in seen
+                     if b[3] == "percent" and not (a[1] and b[1])), None)
+        if pair is None:
+            continue
+        (f, fu, fv, _), (p, pu, pv, _) = pair
+        raise DataFileError(f"curve {name} differs by a factor of about 100 between wells: in {_where(f)} it {_said(fu)} "
+                            f"and lies in [0, 1] (range {fv.min():.4g} to {fv.max():.4g}), in {_where(p)} it "
+                            f"{_said(pu)} and reaches {pv.max():.4g} (range {pv.min():.4g} to {pv.max():.4g}): a "
+                            f"fraction beside percent; state each file's unit in its header ({name} (v/v) in "
+                            f"{_where(f)}, {name} (%) in {_where(p)}; --unit states one unit for every file), and "
+                            "validation and test wells are converted to the training wells' unit")
+
+
+def _check_unitless_record(record: dict, log) -> None:
+    """Refuse a well whose input lies in [0, 1] where the model's unitless training range reaches above 1.5,
+    or the reverse: a fraction beside percent (today's range check would merely flag every depth)."""
+    for name, info in record["inputs"].items():
+        low, high = info.get("low", np.nan), info.get("high", np.nan)
+        if str(info.get("unit") or "").strip() or name not in log.curves or not np.isfinite([low, high]).all():
+            continue
+        values, mine = _finite(log, name), str(log.units.get(name, "")).strip()
+        model = _scale(low, high)
+        well = _scale(values.min(), values.max()) if values.size else None
+        if {model, well} != {"fraction", "percent"}:
+            continue
+        model_unit, well_unit = ("%", "v/v") if model == "percent" else ("v/v", "%")
+        raise DataFileError(f"{_where(log)}: curve {name} {_said(mine)} and lies in {values.min():.4g} to "
+                            f"{values.max():.4g}, but the model was trained on {name} without a unit over {low:.4g} to "
+                            f"{high:.4g} (0.5-99.5 percentiles): a {'fraction' if well == 'fraction' else 'percent'} "
+                            f"curve beside a {'percent' if model == 'percent' else 'fraction'} one, a factor of about "
+                            f"100; retrain with the unit stated (--unit {name}={model_unit}, or a header "
+                            f"{name} ({model_unit})), then predict with --unit {name}={well_unit}, which converts the well")
+
+
+def convert_units(record: dict, log, against: str = "the model") -> tuple:
+    """``(scaled curves, their units, notes)``: inputs of ``log`` stated in v/v where ``record`` states % (or
+    the reverse), scaled to the record's unit (x 100 or / 100), each said in a note naming ``against``.
+
+    Other pairs of units are left to :func:`check_inputs`' refusal; the log itself is not changed.
+    """
+    scaled, units, notes = {}, {}, []
+    for name, info in record["inputs"].items():
+        mine, theirs = str(log.units.get(name, "")).strip(), str(info.get("unit") or "").strip()
+        factor = fraction_percent_factor(mine, theirs) if name in log.curves else None
+        if factor is None:
+            continue
+        scaled[name], units[name] = np.asarray(log.curves[name]) * factor, theirs
+        notes.append(f"{_where(log)}: {name} converted from {mine} to {theirs} "
+                     f"({'x 100' if factor > 1 else '/ 100'}) to match {against}")
+    return scaled, units, notes
+
+
+def _finite(log, name: str) -> np.ndarray:
+    if name not in log.curves:
+        return np.empty(0)
+    values = np.asarray(log.curves[name], dtype=np.float64)
+    return values[np.isfinite(values)]
+
+
 def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     """Hold validation and test wells to the checks :func:`check_inputs` makes before a prediction.
 
@@ -355,7 +452,9 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     -------
     list of str
         Warnings (a sample step other than the training wells', a unit string that differs but
-        whose kind is unknown), one line each, as ``glassformer predict`` writes them.
+        whose kind is unknown), and notes of curves converted between v/v and % to the training
+        wells' unit (:func:`convert_units`; the wells ``logs`` are changed in place), one line each,
+        as ``glassformer predict`` writes them.
 
     Raises
     ------
@@ -363,7 +462,9 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
         A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in
         percent whose values all lie in [0, 1] (:func:`check_percent_range`); a curve in a
         unit of another kind than the training wells' (% against v/v), with
-        :func:`check_inputs`'s message; training wells in two kinds of unit.
+        :func:`check_inputs`'s message, when they cannot be converted; training wells in two kinds of
+        unit; an input without a unit in [0, 1] in one well and above 1.5 in another
+        (:func:`check_unitless_scales`).
     DepthError
         A depth unit other than the training wells'.
     """
@@ -371,9 +472,14 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     for g in [*train_logs, *logs]:
         check_fraction_range(g, names)
         check_percent_range(g, names)
+    check_unitless_scales([*train_logs, *logs], names[:-1])     # inputs: a target (log10 mD) may well lie in [0, 1]
     record = training_record(train_logs, names)
     warnings = []
     for g in logs:
+        scaled, units, notes = convert_units(record, g, "the training wells")
+        g.curves.update(scaled)                 # each WellLog owns its dicts: the training wells are untouched
+        g.units.update(units)
+        warnings += notes
         warnings += _check_units(record, g)
         if g.depth_unit != record["depth_unit"]:
             raise DepthError(f"{_where(g)}: depth is in {g.depth_unit} but the training wells' depth is in "
@@ -407,8 +513,10 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     Raises
     ------
     DataFileError
-        An input's unit is known in both and of another kind (the message names the file, the
-        curve and both units); an input stated as a fraction outside [0, 1]
+        An input's unit is known in both, of another kind, and not convertible (v/v and % are
+        converted, :func:`convert_units`; the message names the file, the curve and both units); an
+        input without a unit in [0, 1] for a model whose unitless training range reaches above 1.5,
+        or the reverse; an input stated as a fraction outside [0, 1]
         (:func:`check_fraction_range`); an input stated in percent, or without a unit for a model
         trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`).
     DepthError
@@ -420,8 +528,12 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
                           out_of_range=np.full(len(log), np.nan), checked=False)
     check_fraction_range(log, list(record["inputs"]))
     check_percent_range(log, list(record["inputs"]))
+    _check_unitless_record(record, log)
+    scaled, units, converted = convert_units(record, log)
+    log = log._copy(curves={**log.curves, **scaled}, units={**log.units, **units}) if scaled else log
     warnings = _check_units(record, log)
     log, notes = _check_depth(record, log, positions, depth_unit)
+    notes = [*converted, *notes]
     warnings += _check_step(record, log, window)
     flag, counts, X = _flag_ranges(record, log)
     warnings += _fraction_looks_like_percent(record, log, X)

@@ -65,3 +65,12 @@ def test_did_you_mean_offers_close_curve_names_only():
     assert did_you_mean("PHI", ["DEPTH", "PHIF", "VSH"]) == " (did you mean PHIF?)"
     assert did_you_mean("por", ["Depth (m)", "Por (%)", "Perm (mD)"]) == " (did you mean Por (%)?)"
     assert did_you_mean("GR", ["PHIF", "VSH"]) == ""
+
+
+@pytest.mark.parametrize("unit, to_unit, factor", [
+    ("V/V", "%", 100.0), ("frac", "PU", 100.0), ("%", "v/v", 0.01), ("% (v/v)", "dec", 0.01), ("%", "%", None),
+    ("", "%", None), ("UNITLESS", "%", None), ("1", "%", None), ("%", "-", None), ("mD", "%", None)])
+def test_fraction_percent_factor_only_between_a_stated_fraction_and_percent(unit, to_unit, factor):
+    from glassformer.data.units import fraction_percent_factor
+
+    assert fraction_percent_factor(unit, to_unit) == factor

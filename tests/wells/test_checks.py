@@ -42,12 +42,18 @@ def test_training_wells_in_two_units_of_one_input_are_refused():
         training_record([a, b], ["PHIF"])
 
 
-def test_percent_porosity_for_a_fraction_model_is_refused(record):
+def test_percent_porosity_for_a_fraction_model_is_converted(record):
     rec, (a, _) = record
     pct = _log("A", a.depth, 100 * a.curve("PHIF"), unit="%", source="f1a_percent.las")
+    check = check_inputs(rec, pct)                          # was refused: % and v/v are converted, and said
+    assert check.notes == ["f1a_percent.las: PHIF converted from % to V/V (/ 100) to match the model"]
+    np.testing.assert_allclose(check.log.curve("PHIF"), a.curve("PHIF"), rtol=1e-12)
+    assert check.log.units["PHIF"] == "V/V" and pct.units["PHIF"] == "%"       # the caller's log untouched
+    assert check.counts["PHIF"] == check_inputs(rec, a).counts["PHIF"]
+    ratio = training_record([_log("A", a.depth, a.curve("PHIF"), unit="unitless")], ["PHIF", "VSH"])
     with pytest.raises(DataFileError, match=r"^f1a_percent.las: curve PHIF is in % \(percent\) but the model was "
-                                            r"trained on V/V \(fraction\)"):
-        check_inputs(rec, pct)
+                                            r"trained on unitless \(fraction\); convert the curve to unitless first"):
+        check_inputs(ratio, pct)                            # a unit that is not v/v: not converted, still refused
     # unlabelled (a CSV): not refused, but never silent: every sample flagged, and a warning on the values
     unlabelled = _log("A", a.depth, 100 * a.curve("PHIF"), unit="", source="f1a.csv")
     check = check_inputs(rec, unlabelled)
@@ -130,3 +136,50 @@ def test_an_unlabelled_fraction_for_a_percent_model_is_refused_and_a_unit_assume
     check = check_inputs(rec, unlabelled)
     assert check.assumed == ["w.csv: no unit in the file for PHIF; taken to be the units the model was trained on "
                              "(PHIF in %); --unit CURVE=UNIT states them"]          # VSH states V/V: not assumed
+
+
+def test_unitless_fraction_beside_unitless_percent_wells_is_refused_and_stated_units_are_converted():
+    from glassformer.wells.checks import check_wells
+
+    depth = 1000 + 0.1 * np.arange(100)
+    phi = np.linspace(0.02, 0.27, 100)
+    train = _log("P", depth, 100 * phi, unit="", source="pct_nounit.csv")
+    test = _log("F", depth, phi, unit="", source="nounits.csv")
+    with pytest.raises(DataFileError) as info:
+        check_wells([train], [test], ["PHIF", "VSH"])
+    assert str(info.value) == (
+        "curve PHIF differs by a factor of about 100 between wells: in nounits.csv it has no unit and lies in [0, 1] "
+        "(range 0.02 to 0.27), in pct_nounit.csv it has no unit and reaches 27 (range 2 to 27): a fraction beside "
+        "percent; state each file's unit in its header (PHIF (v/v) in nounits.csv, PHIF (%) in pct_nounit.csv; "
+        "--unit states one unit for every file), and validation and test wells are converted to the training wells' "
+        "unit")
+    with pytest.raises(DataFileError, match="factor of about 100"):          # one unit stated is not enough
+        check_wells([_log("P", depth, 100 * phi, unit="%")], [test], ["PHIF", "VSH"])
+    # the fix the message gives: both units stated -> the test well converted to the training wells' %
+    train_pct, test_vv = _log("P", depth, 100 * phi, unit="%"), _log("F", depth, phi, unit="v/v", source="nounits.csv")
+    warnings = check_wells([train_pct], [test_vv], ["PHIF", "VSH"])
+    assert warnings == ["nounits.csv: PHIF converted from v/v to % (x 100) to match the training wells"]
+    np.testing.assert_allclose(test_vv.curve("PHIF"), 100 * phi, rtol=1e-12)
+    assert test_vv.units["PHIF"] == "%" and train_pct.units["PHIF"] == "%"
+    # both fractions without units, or both in percent: nothing to say
+    assert check_wells([_log("P", depth, phi, unit="")], [test], ["PHIF", "VSH"]) == []
+
+
+def test_a_model_trained_on_unitless_percent_refuses_a_fraction_well_and_the_reverse():
+    depth = 1000 + 0.1 * np.arange(200)
+    phi = np.linspace(0.02, 0.27, 200)
+    pct_model = training_record([_log("P", depth, 100 * phi, unit="")], ["PHIF", "VSH"])
+    fraction = _log("F", depth, phi, unit="", source="wellB_frac_nounit.csv")
+    with pytest.raises(DataFileError) as info:
+        check_inputs(pct_model, fraction)
+    low, high = pct_model["inputs"]["PHIF"]["low"], pct_model["inputs"]["PHIF"]["high"]
+    assert str(info.value) == (
+        f"wellB_frac_nounit.csv: curve PHIF has no unit and lies in 0.02 to 0.27, but the model was trained on PHIF "
+        f"without a unit over {low:.4g} to {high:.4g} (0.5-99.5 percentiles): a fraction curve beside a percent one, a "
+        "factor of about 100; retrain with the unit stated (--unit PHIF=%, or a header PHIF (%)), then predict with "
+        "--unit PHIF=v/v, which converts the well")
+    frac_model = training_record([_log("F", depth, phi, unit="")], ["PHIF", "VSH"])
+    with pytest.raises(DataFileError, match=r"^p.csv: curve PHIF has no unit and lies in 2 to 27, .* a percent curve "
+                                            r"beside a fraction one"):
+        check_inputs(frac_model, _log("P", depth, 100 * phi, unit="", source="p.csv"))
+    assert check_inputs(frac_model, fraction).counts == {"PHIF": 2, "VSH": 0}   # same scale: only the two ends beyond 0.5-99.5

@@ -58,11 +58,16 @@ def test_units_in_headers_reach_the_model_the_checks_and_the_axis_labels(tmp_pat
     assert seen["porosity_unit"] == "%"                                # the crossplot says %, not v/v
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["units"]["rmse"] == "mD"
-    # a v/v well given to this % model is refused with predict's message
+    # a v/v well given to this % model (refused before) is converted to %, and predict says so
     vv = _teaching_well(tmp_path / "vv.csv", 80, 3, headers=("DEPTH_M", "POR_V/V", "PERM_MD"), scale=1.0)
+    pct = _teaching_well(tmp_path / "pct.csv", 80, 3)                   # the same well in %
     capsys.readouterr()
-    assert main(["predict", "--model", str(out), "--data", str(vv), "--out", str(tmp_path / "p.csv")]) == 2
-    assert "vv.csv: curve POR is in v/v (fraction) but the model was trained on % (percent)" in capsys.readouterr().err
+    assert main(["predict", "--model", str(out), "--data", str(vv), "--out", str(tmp_path / "p.csv")]) == 0
+    said = capsys.readouterr()
+    assert "vv.csv: POR converted from v/v to % (x 100) to match the model" in said.out + said.err
+    assert main(["predict", "--model", str(out), "--data", str(pct), "--out", str(tmp_path / "q.csv")]) == 0
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "p.csv")["PERM_PRED"], pd.read_csv(tmp_path / "q.csv")["PERM_PRED"],
+                               rtol=1e-6)
 
 
 def test_the_same_wells_as_excel_sheets(tmp_path):
@@ -85,16 +90,54 @@ def test_the_same_wells_as_excel_sheets(tmp_path):
     assert [w["name"] for w in json.loads((both / "config.json").read_text())["train_wells"]] == ["A", "B"]
 
 
-def test_a_percent_test_well_in_train_is_refused(tmp_path, las_writer, make_curves, capsys):
+def test_a_percent_test_well_in_train_is_converted(tmp_path, las_writer, make_curves, capsys):
     depth = 1000 + 0.5 * np.arange(120)
     train = las_writer(tmp_path / "t.las", "T-1", depth, make_curves(depth, 1))
     test = las_writer(tmp_path / "pct.las", "T-2", depth, make_curves(depth, 2, percent=True))
+    same = las_writer(tmp_path / "vv.las", "T-2", depth, make_curves(depth, 2))          # the same well in V/V
+
+    def run(well, out):
+        return main(["train", "--data", str(train), "--test-data", str(well), "--inputs", "PHIF", "VSH", "--target",
+                     "KLOGH", "--window", "8", "--out", str(out), *TINY])
+
     capsys.readouterr()
-    rc = main(["train", "--data", str(train), "--test-data", str(test), "--inputs", "PHIF", "VSH", "--target",
-               "KLOGH", "--window", "8", "--out", str(tmp_path / "run"), *TINY])
-    err = capsys.readouterr().err
-    assert rc == 2 and "pct.las: curve PHIF is in % (percent) but the model was trained on V/V (fraction)" in err
-    assert not (tmp_path / "run").exists()
+    assert run(test, tmp_path / "run") == 0                            # was refused: % and V/V are converted
+    said = capsys.readouterr()
+    assert "pct.las: PHIF converted from % to V/V (/ 100) to match the training wells" in said.out + said.err
+    assert run(same, tmp_path / "same") == 0
+    got, want = (json.loads((tmp_path / r / "metrics.json").read_text())["test"] for r in ("run", "same"))
+    for method in want:
+        assert got[method]["rmse"] == pytest.approx(want[method]["rmse"], rel=1e-3), method   # LAS rounding
+
+
+def test_unitless_percent_and_fraction_wells_are_refused_and_headers_fix_it(tmp_path, capsys):
+    pct = _teaching_well(tmp_path / "pct_nounit.csv", 160, 1, headers=("Depth (m)", "Por", "Perm (mD)"))
+    frac = _teaching_well(tmp_path / "nounits.csv", 120, 2, headers=("Depth (m)", "Por", "Perm (mD)"), scale=1.0,
+                          top=1600.0)
+    capsys.readouterr()
+    assert _train([pct], tmp_path / "run", "--test-data", str(frac)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "curve POR differs by a factor of about 100 between wells" in err[0]
+    assert f"POR (v/v) in {frac}, POR (%) in {pct}" in err[0] and not (tmp_path / "run").exists()
+    # the fix the message gives: units in the headers -> trained, the test well converted to %
+    for path in (pct, frac):
+        table = pd.read_csv(path)
+        table.rename(columns={"Por": "Por (%)" if path == pct else "Por (v/v)"}).to_csv(path, index=False)
+    assert _train([pct], tmp_path / "run", "--test-data", str(frac)) == 0
+    said = capsys.readouterr()
+    assert f"{frac}: POR converted from v/v to % (x 100) to match the training wells" in said.out + said.err
+    # predict: a unitless % model given the unitless fraction well is refused, naming the working commands
+    bare = _teaching_well(tmp_path / "bare.csv", 120, 2, headers=("Depth (m)", "Por", "Perm (mD)"), scale=1.0)
+    unitless = _teaching_well(tmp_path / "u.csv", 160, 1, headers=("Depth (m)", "Por", "Perm (mD)"))
+    assert _train([unitless], tmp_path / "u_run") == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "u_run"), "--data", str(bare), "--out",
+                 str(tmp_path / "b.csv")]) == 2
+    assert ("retrain with the unit stated (--unit POR=%, or a header POR (%)), then predict with --unit POR=v/v"
+            in capsys.readouterr().err)
+    assert _train([unitless], tmp_path / "pct_run", "--unit", "POR=%") == 0
+    assert main(["predict", "--model", str(tmp_path / "pct_run"), "--data", str(bare), "--unit", "POR=v/v", "--out",
+                 str(tmp_path / "b.csv")]) == 0
 
 
 def test_a_fraction_labelled_well_in_percent_is_refused_and_unit_fixes_it(tmp_path, capsys):
@@ -261,6 +304,11 @@ def test_a_percent_header_over_fractions_is_refused_in_train_and_predict(tmp_pat
     assert (f"{bare}: curve POR has no unit and the model was trained on % (percent), but all 120 of its values lie in "
             "[0, 1]") in capsys.readouterr().err
     assert not (tmp_path / "bare_pred.csv").exists()
+    # its suggestion works: the fraction stated with --unit is converted to the model's %, and said
+    assert main(["predict", "--model", str(tmp_path / "pct"), "--data", str(bare), "--unit", "POR=v/v", "--out",
+                 str(tmp_path / "bare_pred.csv")]) == 0
+    said = capsys.readouterr()
+    assert f"{bare}: POR converted from v/v to % (x 100) to match the model" in said.out + said.err
     # the same well in percent without a unit: predicted, and the unit taken from the model is said
     unlabelled = _teaching_well(tmp_path / "u.csv", 120, 6, headers=("Depth (m)", "Por", "Perm (mD)"))
     assert main(["predict", "--model", str(tmp_path / "pct"), "--data", str(unlabelled), "--out",

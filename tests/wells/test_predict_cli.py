@@ -27,15 +27,17 @@ def _predict(model_run, data, out, *extra):
     return main(["predict", "--model", str(model_run), "--data", str(data), "--out", str(out), *extra])
 
 
-def test_percent_porosity_for_a_fraction_model_is_refused(model, las_writer, make_curves, capsys):
+def test_percent_porosity_for_a_fraction_model_is_converted(model, las_writer, make_curves, capsys):
     run, folder = model
     capsys.readouterr()
     pct = las_writer(folder / "percent.las", "15/9-T-1", DEPTH, make_curves(DEPTH, 2, percent=True))
+    vv = las_writer(folder / "vv.las", "15/9-T-1", DEPTH, make_curves(DEPTH, 2))          # the same well in V/V
     out = folder / "pct.csv"
-    assert _predict(run, pct, out) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "percent.las: curve PHIF is in % (percent) but the model was trained on V/V" in err[0]
-    assert not out.exists()
+    assert _predict(run, pct, out) == 0                     # was refused: % and V/V are converted, and said
+    assert "percent.las: PHIF converted from % to V/V (/ 100) to match the model" in capsys.readouterr().out
+    assert _predict(run, vv, folder / "vv.csv") == 0
+    np.testing.assert_allclose(pd.read_csv(out)["KLOGH_PRED"], pd.read_csv(folder / "vv.csv")["KLOGH_PRED"],
+                               rtol=1e-3)                   # the LAS file rounds the % values
 
 
 def test_feet_refused_for_depth_positions_or_converted_when_asked(model, las_writer, make_curves, capsys):
