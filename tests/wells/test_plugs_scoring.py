@@ -49,7 +49,7 @@ def _case():
                      columns={"depth": "DEPTH", "run": "RUN", "porosity": "CPOR", "permeability": "CKHL"})
     cw = prepare_cored_well(log, core, shifts=None)
     split = split_plugs(cw, ["PHIF", "VSH"])
-    wm = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
+    wm, *_ = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
     return cw, split, wm, phi, at, phi_core
 
 

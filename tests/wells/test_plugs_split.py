@@ -90,7 +90,7 @@ def test_training_windows_hold_targets_only_at_training_plugs(cw):
     """Windows are cut from the whole log (inputs at every depth); the target is NaN except at the
     training plugs, so the masked loss sees those plugs and nothing else."""
     split = split_plugs(cw, ["PHIF", "VSH"])
-    wm = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
+    wm, *_ = prepare(WellModel(["PHIF", "VSH"], "CKHL", window=8), [split.log_for(cw, "train")])
     X, Y, P = _windows(wm, [split.log_for(cw, "train")])
     parts = wm.windows(split.log_for(cw, "train"), stride=4, with_target=True, pad_last=False)
     _, y_all, _, idx_all = parts[0]
