@@ -489,7 +489,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
 
 
 def check_inputs(record: dict | None, log, *, positions: str = "index", depth_unit: str | None = None,
-                 window: int | None = None) -> InputCheck:
+                 window: int | None = None, check_step: bool = True) -> InputCheck:
     """Check a well against a model's :func:`training_record` before predicting it.
 
     Parameters
@@ -505,6 +505,9 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
         Convert the well's depths to this unit first (the user asked for it).
     window : int, optional
         The model's window, to say how long it is in depth when the step differs.
+    check_step : bool, default True
+        Warn when the well's sample step differs from the training step; False when the well is
+        to be resampled onto the model's step anyway.
 
     Returns
     -------
@@ -534,7 +537,7 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     warnings = _check_units(record, log)
     log, notes = _check_depth(record, log, positions, depth_unit)
     notes = [*converted, *notes]
-    warnings += _check_step(record, log, window)
+    warnings += _check_step(record, log, window) if check_step else []
     flag, counts, X = _flag_ranges(record, log)
     warnings += _fraction_looks_like_percent(record, log, X)
     return InputCheck(log, notes, warnings, flag, counts, assumed=_assumed_units(record, log))

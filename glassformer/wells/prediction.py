@@ -349,7 +349,7 @@ def predict_well(model, path, out_path, *, depth_range: tuple | None = None, ove
         log = log.interval(*depth_range)
     found, used, notes = None, log, []
     if check:
-        log, found, notes = _checked(wm, log, aliases, depth_unit)
+        log, found, notes = _checked(wm, log, aliases, depth_unit, check_step=not resample)
         used = found.log
     grid, note = _onto_model_step(wm, used) if resample else (None, None)
     notes += [note] if note else []
@@ -405,11 +405,14 @@ def _nothing_to_predict(wm, log, path, depth_range) -> None:
                      f"predict" + (f" ({', '.join(absent)} missing throughout)" if absent else ""))
 
 
-def _checked(wm, log, aliases, depth_unit) -> tuple:
-    """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked."""
+def _checked(wm, log, aliases, depth_unit, check_step=True) -> tuple:
+    """``(log renamed to the model's inputs, InputCheck, notes)``: aliases resolved, units and ranges checked.
+
+    ``check_step`` False: no warning about the sample step (the well is resampled onto the model's).
+    """
     log, used = with_requested_names(log, wm.input_names, list(aliases or ()))
     check = check_inputs(getattr(wm, "training_data_", None), log, positions=wm.positions, depth_unit=depth_unit,
-                         window=wm.window)
+                         window=wm.window, check_step=check_step)
     notes = [*check.notes, *(f"{log.source or log.name}: input {describe_use(asked, curve, aliases)}"
                              for asked, curve in used.items() if asked != curve)]
     return log, check, notes

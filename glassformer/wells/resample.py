@@ -60,8 +60,13 @@ def interpolate_onto(depth, values, new_depth) -> np.ndarray:
 def resample_log(log, step: float):
     """``log`` on a regular grid of ``step`` (its depth unit) from its first depth to its last.
 
-    Every curve is interpolated (:func:`interpolate_onto`); the name, units and source stay.
+    Every curve is interpolated (:func:`interpolate_onto`); the name, units and source stay.  The
+    grid ends on the file's last depth (a shorter last step when the span is not a whole number of
+    steps), so that the last samples of the file are predicted too.
     """
-    grid = regular_depths(float(log.depth[0]), float(log.depth[-1]), float(step))
+    top, base = float(log.depth[0]), float(log.depth[-1])
+    grid = regular_depths(top, base, float(step))                       # (n,)
+    if base - grid[-1] > 1e-6 * float(step):                            # the span is not a whole number of steps
+        grid = np.append(grid, base)                                    # (n + 1,)
     curves = {k: interpolate_onto(log.depth, v, grid) for k, v in log.curves.items()}
     return log._copy(depth=grid, curves=curves)

@@ -213,13 +213,15 @@ def test_resampling_a_linear_log_round_trips():
     depth = 2000.0 + 0.1524 * np.arange(50)                            # half-foot samples, in m
     log = WellLog(name="L", depth=depth, curves={"GR": 3.0 * depth - 5000.0, "PHIF": 0.001 * (depth - 2000)})
     grid = resample_log(log, 0.1)
-    np.testing.assert_allclose(grid.depth, regular_depths(2000.0, depth[-1], 0.1))
-    assert grid.depth[-1] <= depth[-1] and len(grid) == int((depth[-1] - 2000.0) / 0.1) + 1
+    # 49 x 0.1524 = 7.4676 m: 75 whole steps of 0.1 m, then the file's last depth
+    np.testing.assert_allclose(grid.depth[:-1], regular_depths(2000.0, depth[-1], 0.1))
+    assert len(grid) == 76 and grid.depth[-1] == depth[-1]
     np.testing.assert_allclose(grid.curve("GR"), 3.0 * grid.depth - 5000.0, rtol=0, atol=1e-9)   # linear is exact
     back = interpolate_onto(grid.depth, grid.curve("GR"), depth)
-    inside = depth <= grid.depth[-1]
-    np.testing.assert_allclose(back[inside], log.curve("GR")[inside], rtol=0, atol=1e-9)
-    assert np.isnan(back[~inside]).all()                                # never extrapolated
+    np.testing.assert_allclose(back, log.curve("GR"), rtol=0, atol=1e-9)   # every depth of the file, the last too
+    assert np.isnan(interpolate_onto(grid.depth, grid.curve("GR"), [1999.9, depth[-1] + 0.01])).all()   # never extrapolated
+    whole = resample_log(WellLog(name="W", depth=2000.0 + 0.2 * np.arange(11), curves={"GR": np.arange(11.0)}), 0.1)
+    assert len(whole) == 21 and whole.depth[-1] == 2002.0               # a whole number of steps: nothing appended
     gap = log.curve("PHIF").copy()
     gap[20] = np.nan
     filled = interpolate_onto(depth, gap, grid.depth)
@@ -251,10 +253,13 @@ def test_predict_resample_puts_the_prediction_back_on_the_files_depths(model, la
     assert "of 200 predicted depths have inputs outside the training range" in plain.other
     assert main(["predict", "--model", str(run), "--data", str(well), "--out", str(folder / "res.las"),
                  "--resample"]) == 0
-    assert "resampled from a step of 0.1524 to the model's 0.1 m" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "resampled from a step of 0.1524 to the model's 0.1 m" in said.out
+    assert "sampled every" not in said.err                              # resampled: the step no longer differs
     res = lasio.read(str(folder / "res.las"))
     np.testing.assert_allclose(res.index, depth, atol=1e-6)            # the file's own depths
-    assert "resampled from a step of 0.1524" in res.other
+    assert "resampled from a step of 0.1524" in res.other and "sampled every" not in res.other
+    assert np.isfinite(res["KLOGH_PRED"][-1])                           # the file's last depth is predicted
     # the same: the model's prediction on the 0.1 m grid, interpolated back by hand
     from glassformer.data import read_well
     from glassformer.wells import WellModel
