@@ -116,7 +116,8 @@ UNIT_HELP = ("State a curve's unit, e.g. --unit POR=% or --unit PHIF=v/v; repeat
              f"{', '.join(STATED_UNITS)} (also written percent, frac, feet, metres, millidarcy, ...).")
 DEPTH_COLUMN_HELP = ("The depth column of CSV and Excel wells, by its header or name (its unit as in 'Depth (ft)'); "
                      "default: DEPTH, DEPT, MD or TDEP.")
-SHEET_HELP = "The sheet of Excel (.xlsx) wells to read; default: every sheet is a well."
+SHEET_HELP = ("The sheet to read from every Excel (.xlsx) file given (training, validation and test wells alike); "
+              "default: every sheet is a well.")
 
 
 def file_options(command):

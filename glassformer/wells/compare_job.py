@@ -95,7 +95,8 @@ def plan_compare(request: CompareRequest) -> ComparePlan:
     ------
     InputError
         A non-empty ``--out`` without ``--overwrite``; ``--demo`` with wells, engines or positional
-        options; wells without inputs or target; positional options that do not fit.
+        options; wells without inputs or target; an engine with one seed (nothing to run in
+        parallel); positional options that do not fit.
     """
     check_out_folder(request.out, overwrite=request.overwrite)   # created once the inputs are valid
     wells = request.wells
@@ -111,6 +112,9 @@ def plan_compare(request: CompareRequest) -> ComparePlan:
                                     ("--target", request.target)) if not v]
     if missing:
         raise InputError(f"compare needs {', '.join(missing)} (or --demo NAME)")
+    if ((request.engine.jobs or 1) > 1 or request.engine.scheduler) and (request.n_seeds or 1) == 1:
+        raise InputError("--jobs / --scheduler run the seeds in parallel, and one seed (the default on --data) leaves "
+                         "nothing to share out: add --seeds N (N > 1), or leave --jobs out")
     names = input_names(request.inputs)
     opts = positional_options(request.positional, request.wavelengths, "index", request.window, None)
     model = SequenceRegressor(positional=request.positional, positional_options=opts)

@@ -152,6 +152,7 @@ def _compare_args(well, out, *extra, train="2000:2025", test="2025:2035"):
     (("--inputs", "PHIF", "PHIF"), "2000:2025", "2025:2035", r"--inputs lists PHIF more than once"),
     (("--positional", "wavelengths"), "2000:2025", "2025:2035", r"--positional wavelengths needs --wavelengths"),
     (("--positional", "foo"), "2000:2025", "2025:2035", r"Invalid value for '--positional': 'foo' is not one of .*'rotary'"),
+    (("--jobs", "2"), "2000:2025", "2025:2035", r"one seed .* leaves nothing to share out: add --seeds N"),
 ])
 def test_compare_refuses_bad_splits_and_options_before_writing(small_well, tmp_path, capsys, extra, train, test,
                                                                 message):
