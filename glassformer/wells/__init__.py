@@ -11,6 +11,7 @@ module                 what it holds
 ``splits``             training / test intervals of wells, validation blocks, checks before fitting
 ``dataset``            several wells, each with its role and interval (options or a manifest file)
 ``checks``             units, depth unit, sample step and training ranges checked before predicting
+``scale_checks``       porosity-like curves as a fraction (v/v) or in percent: refused, or converted
 ``experiment``         train and compare as one experiment: a seed per task, scored beside the baselines
 ``train_job``          the train request checked, planned and run (``--resume`` checked too)
 ``compare_job``        the compare request checked, planned and run

@@ -28,7 +28,9 @@ compares a well with that record before anything is predicted:
   model's training range) whose values reach above :data:`PERCENT_ABOVE` is refused
   (:func:`check_unitless_scales`): a fraction beside percent, a factor of about 100 apart.
 
-``glassformer predict`` reports what these return; batch prediction reuses them, and
+The checks of a porosity-like curve's scale (fraction or percent) live in
+:mod:`glassformer.wells.scale_checks` and are re-exported here.  ``glassformer predict`` reports
+what these return; batch prediction reuses them, and
 :func:`check_wells` holds the validation and test wells of ``train``, ``cv``, ``compare``,
 ``sweep`` and the core workflow to the same rules against the training wells.
 """
@@ -40,8 +42,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data import WellLog
-from ..data.units import fraction_percent_factor, volume_fraction_kind
+from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
+from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_range, check_percent_range,
+                           check_unitless_record, check_unitless_scales, convert_units, finite_values,
+                           fraction_looks_like_percent, refuse_fraction_values, where)
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
            "check_inputs", "check_percent_range", "check_unitless_scales", "check_wells", "convert_depth",
@@ -52,12 +57,6 @@ __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE
 FEET_TO_METRES = 0.3048
 #: Relative difference of sample step above which a warning is given.
 STEP_TOLERANCE = 0.05
-#: How far beyond [0, 1] a volume fraction may stray (rounding, slightly negative computed porosity).
-FRACTION_TOLERANCE = 0.05
-# Units that say "volume fraction" outright; UNITLESS, 1 and - also label ratios (an Archie exponent M ~ 2).
-_VOLUME_FRACTION = frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"})
-#: A value above which a porosity-like curve cannot be a fraction (v/v), rounding included: it reads as percent.
-PERCENT_ABOVE = 1.5
 #: Percentiles of the training samples that bound an input's training range.
 RANGE_PERCENTILES = (0.5, 99.5)
 
@@ -189,10 +188,6 @@ class InputCheck:
                 f"(0.5-99.5 percentiles; flag curve {target}_OOR)" + (f": {by}" if by else ""))
 
 
-def _where(log) -> str:
-    return log.source or log.name
-
-
 def _check_units(record: dict, log) -> list:
     """Refuse inputs in a unit of another kind, and unlabelled fractions for a model trained on percent;
     warnings for other unit strings that differ."""
@@ -201,15 +196,15 @@ def _check_units(record: dict, log) -> list:
         mine = str(log.units.get(name, "")).strip()
         theirs = str(info.get("unit") or "").strip()
         if not mine and info.get("kind") == "percent" and name in log.curves:
-            _refuse_fraction_values(log, name, f"has no unit and the model was trained on {theirs} (percent)")
+            refuse_fraction_values(log, name, f"has no unit and the model was trained on {theirs} (percent)")
         if not mine or not theirs:
             continue
         a, b = _unit_kind(mine), info.get("kind")
         if a and b and a != b:
-            raise DataFileError(f"{_where(log)}: curve {name} is in {mine} ({a}) but the model was trained on "
+            raise DataFileError(f"{where(log)}: curve {name} is in {mine} ({a}) but the model was trained on "
                                 f"{theirs} ({b}); convert the curve to {theirs} first")
         if not (a and b) and mine.upper() != theirs.upper():
-            warnings.append(f"{_where(log)}: curve {name} is in {mine!r}, the model was trained on {theirs!r}; "
+            warnings.append(f"{where(log)}: curve {name} is in {mine!r}, the model was trained on {theirs!r}; "
                             "check that they are the same unit")
     return warnings
 
@@ -222,7 +217,7 @@ def _assumed_units(record: dict, log) -> list:
     if not assumed:
         return []
     listing = ", ".join(f"{name} in {unit}" for name, unit in assumed.items())
-    return [f"{_where(log)}: no unit in the file for {', '.join(assumed)}; taken to be the units the model was trained "
+    return [f"{where(log)}: no unit in the file for {', '.join(assumed)}; taken to be the units the model was trained "
             f"on ({listing}); --unit CURVE=UNIT states them"]
 
 
@@ -230,11 +225,11 @@ def _check_depth(record: dict, log, positions: str, depth_unit: str | None):
     """``(log, notes)``: converted when asked; refused when depth positions meet another depth unit."""
     notes, model_unit = [], record.get("depth_unit") or "m"
     if depth_unit and depth_unit != log.depth_unit:
-        notes.append(f"{_where(log)}: depths converted from {log.depth_unit} to {depth_unit} "
+        notes.append(f"{where(log)}: depths converted from {log.depth_unit} to {depth_unit} "
                      f"({'x 0.3048' if depth_unit == 'm' else '/ 0.3048'}), as --depth-unit asks")
         log = convert_depth(log, depth_unit)
     if positions == "depth" and log.depth_unit != model_unit:
-        raise DepthError(f"{_where(log)}: depth is in {log.depth_unit} but the model was trained with depth "
+        raise DepthError(f"{where(log)}: depth is in {log.depth_unit} but the model was trained with depth "
                          f"positions in {model_unit}; pass --depth-unit {model_unit} to convert the depths")
     return log, notes
 
@@ -250,7 +245,7 @@ def _check_step(record: dict, log, window: int | None) -> list:
         return []
     span = f": a window of {window} samples spans {window * step:.3g} {model_unit} here, " \
            f"{window * trained:.3g} {model_unit} in training" if window else ""
-    return [f"{_where(log)} is sampled every {step:.4g} {model_unit}, the model was trained on samples every "
+    return [f"{where(log)} is sampled every {step:.4g} {model_unit}, the model was trained on samples every "
             f"{trained:.4g} {model_unit}{span}"]
 
 
@@ -267,173 +262,6 @@ def _flag_ranges(record: dict, log):
     flag[~complete] = np.nan
     counts = {name: int(outside[complete, j].sum()) for j, name in enumerate(names)}
     return flag, counts, X
-
-
-def _fraction_looks_like_percent(record: dict, log, X) -> list:
-    """A fraction (v/v) cannot exceed 1: an unlabelled curve whose values do looks like percent."""
-    out = []
-    for j, (name, info) in enumerate(record["inputs"].items()):
-        col = X[:, j][np.isfinite(X[:, j])]
-        if info.get("kind") == "fraction" and col.size and np.median(col) > 1.0:
-            out.append(f"{_where(log)}: curve {name} has a median of {np.median(col):.4g}, but the model was trained "
-                       f"on {info['unit']} (a fraction, 0 to 1): the curve looks like percent; convert it first")
-    return out
-
-
-def check_fraction_range(log, names) -> None:
-    """Refuse a curve of ``names`` whose unit says volume fraction but whose values leave [0, 1].
-
-    Volume-fraction units are V/V, FRAC(TION), DEC(IMAL), M3/M3 and FT3/FT3 (any case); UNITLESS,
-    ``1`` and ``-`` are not held to [0, 1], since files also write them for ratios and exponents.
-
-    Parameters
-    ----------
-    log : WellLog
-    names : curve mnemonics to check (others of the log are not looked at)
-
-    Raises
-    ------
-    DataFileError
-        More than :data:`FRACTION_TOLERANCE` below 0 or above 1 anywhere; the message names the
-        file, the curve, its unit, how many samples and their range, and says that the curve
-        looks like percent (``--unit CURVE=%`` states it).
-    """
-    for name in names:
-        unit = str(log.units.get(name, "")).strip()
-        if name not in log.curves or unit.upper() not in _VOLUME_FRACTION:
-            continue
-        values = np.asarray(log.curves[name], dtype=np.float64)
-        values = values[np.isfinite(values)]
-        bad = (values < -FRACTION_TOLERANCE) | (values > 1.0 + FRACTION_TOLERANCE)
-        if bad.any():
-            hint = ("it looks like percent: convert it to a fraction, or state its unit with --unit "
-                    f"{name}=%" if values.max() > 1.0 + FRACTION_TOLERANCE else "check the curve")
-            raise DataFileError(f"{_where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but "
-                                f"{int(bad.sum())} of {values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
-                                f"{values.max():.4g}); {hint}")
-
-
-def _refuse_fraction_values(log, name: str, said: str) -> None:
-    """Raise DataFileError when every finite value of curve ``name`` lies in [0, 1]: a fraction, not percent."""
-    values = np.asarray(log.curves[name], dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size and values.min() >= 0.0 and values.max() <= 1.0:
-        raise DataFileError(f"{_where(log)}: curve {name} {said}, but all {values.size} of its values lie in [0, 1] "
-                            f"(range {values.min():.4g} to {values.max():.4g}): it looks like a fraction; convert "
-                            f"it to percent (x 100), or state its unit with --unit {name}=v/v if it is a fraction")
-
-
-def check_percent_range(log, names) -> None:
-    """Refuse a curve of ``names`` whose unit says percent but whose values all lie in [0, 1].
-
-    Porosity, shale volume or saturation in percent that never exceeds 1 % is nearly always a
-    fraction under a wrong header (``Por (%)`` over 0.05-0.30): predictions on inputs 100 times
-    too small are not predictions.
-
-    Parameters
-    ----------
-    log : WellLog
-    names : curve mnemonics to check (others of the log are not looked at)
-
-    Raises
-    ------
-    DataFileError
-        Every finite value in [0, 1]; the message names the file, the curve, its unit, the count
-        and the range, and the fix (convert, or ``--unit CURVE=v/v``).
-    """
-    for name in names:
-        unit = str(log.units.get(name, "")).strip()
-        if name in log.curves and unit and volume_fraction_kind(unit) == "percent":
-            _refuse_fraction_values(log, name, f"is in {unit} (percent, 0 to 100)")
-
-
-def _scale(low: float, high: float) -> str | None:
-    """"fraction" for values within [0, 1]; "percent" for values reaching above :data:`PERCENT_ABOVE` but
-    within 0 to 100 (with :data:`FRACTION_TOLERANCE`); None otherwise (another kind of curve)."""
-    if low >= 0.0 and high <= 1.0:
-        return "fraction"
-    tol = 100.0 * FRACTION_TOLERANCE
-    return "percent" if high > PERCENT_ABOVE and low >= -tol and high <= 100.0 + tol else None
-
-
-def _said(unit: str) -> str:
-    return f"is in {unit}" if unit else "has no unit"
-
-
-def check_unitless_scales(logs, names) -> None:
-    """Refuse wells where a curve of ``names`` lies in [0, 1] in one and reaches above 1.5 in another, a
-    unit missing in at least one of the two: a fraction (v/v) beside percent, a factor of about 100 apart.
-
-    Raises
-    ------
-    DataFileError
-        One line naming both files, the curve, both value ranges and the fix: each file's unit in its
-        header (``--unit`` states one unit for every file), after which the validation and test
-        wells are converted to the training wells' unit.
-    """
-    for name in names:
-        seen = []
-        for g in logs:
-            values = _finite(g, name)
-            if values.size and _scale(values.min(), values.max()):
-                seen.append((g, str(g.units.get(name, "")).strip(), values, _scale(values.min(), values.max())))
-        pair = next(((a, b) for a in seen if a[3] == "fraction" for b in seen
-                     if b[3] == "percent" and not (a[1] and b[1])), None)
-        if pair is None:
-            continue
-        (f, fu, fv, _), (p, pu, pv, _) = pair
-        raise DataFileError(f"curve {name} differs by a factor of about 100 between wells: in {_where(f)} it {_said(fu)} "
-                            f"and lies in [0, 1] (range {fv.min():.4g} to {fv.max():.4g}), in {_where(p)} it "
-                            f"{_said(pu)} and reaches {pv.max():.4g} (range {pv.min():.4g} to {pv.max():.4g}): a "
-                            f"fraction beside percent; state each file's unit in its header ({name} (v/v) in "
-                            f"{_where(f)}, {name} (%) in {_where(p)}; --unit states one unit for every file), and "
-                            "validation and test wells are converted to the training wells' unit")
-
-
-def _check_unitless_record(record: dict, log) -> None:
-    """Refuse a well whose input lies in [0, 1] where the model's unitless training range reaches above 1.5,
-    or the reverse: a fraction beside percent (today's range check would merely flag every depth)."""
-    for name, info in record["inputs"].items():
-        low, high = info.get("low", np.nan), info.get("high", np.nan)
-        if str(info.get("unit") or "").strip() or name not in log.curves or not np.isfinite([low, high]).all():
-            continue
-        values, mine = _finite(log, name), str(log.units.get(name, "")).strip()
-        model = _scale(low, high)
-        well = _scale(values.min(), values.max()) if values.size else None
-        if {model, well} != {"fraction", "percent"}:
-            continue
-        model_unit, well_unit = ("%", "v/v") if model == "percent" else ("v/v", "%")
-        raise DataFileError(f"{_where(log)}: curve {name} {_said(mine)} and lies in {values.min():.4g} to "
-                            f"{values.max():.4g}, but the model was trained on {name} without a unit over {low:.4g} to "
-                            f"{high:.4g} (0.5-99.5 percentiles): a {'fraction' if well == 'fraction' else 'percent'} "
-                            f"curve beside a {'percent' if model == 'percent' else 'fraction'} one, a factor of about "
-                            f"100; retrain with the unit stated (--unit {name}={model_unit}, or a header "
-                            f"{name} ({model_unit})), then predict with --unit {name}={well_unit}, which converts the well")
-
-
-def convert_units(record: dict, log, against: str = "the model") -> tuple:
-    """``(scaled curves, their units, notes)``: inputs of ``log`` stated in v/v where ``record`` states % (or
-    the reverse), scaled to the record's unit (x 100 or / 100), each said in a note naming ``against``.
-
-    Other pairs of units are left to :func:`check_inputs`' refusal; the log itself is not changed.
-    """
-    scaled, units, notes = {}, {}, []
-    for name, info in record["inputs"].items():
-        mine, theirs = str(log.units.get(name, "")).strip(), str(info.get("unit") or "").strip()
-        factor = fraction_percent_factor(mine, theirs) if name in log.curves else None
-        if factor is None:
-            continue
-        scaled[name], units[name] = np.asarray(log.curves[name]) * factor, theirs
-        notes.append(f"{_where(log)}: {name} converted from {mine} to {theirs} "
-                     f"({'x 100' if factor > 1 else '/ 100'}) to match {against}")
-    return scaled, units, notes
-
-
-def _finite(log, name: str) -> np.ndarray:
-    if name not in log.curves:
-        return np.empty(0)
-    values = np.asarray(log.curves[name], dtype=np.float64)
-    return values[np.isfinite(values)]
 
 
 def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
@@ -482,7 +310,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
         warnings += notes
         warnings += _check_units(record, g)
         if g.depth_unit != record["depth_unit"]:
-            raise DepthError(f"{_where(g)}: depth is in {g.depth_unit} but the training wells' depth is in "
+            raise DepthError(f"{where(g)}: depth is in {g.depth_unit} but the training wells' depth is in "
                              f"{record['depth_unit']}; convert the depths first")
         warnings += _check_step(record, g, window)
     return warnings
@@ -527,11 +355,11 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     """
     if record is None:
         return InputCheck(log, warnings=[f"the model records no training units or ranges (saved by an older "
-                                         f"glassformer): {_where(log)} is predicted unchecked"],
+                                         f"glassformer): {where(log)} is predicted unchecked"],
                           out_of_range=np.full(len(log), np.nan), checked=False)
     check_fraction_range(log, list(record["inputs"]))
     check_percent_range(log, list(record["inputs"]))
-    _check_unitless_record(record, log)
+    check_unitless_record(record, log)
     scaled, units, converted = convert_units(record, log)
     log = log._copy(curves={**log.curves, **scaled}, units={**log.units, **units}) if scaled else log
     warnings = _check_units(record, log)
@@ -539,5 +367,5 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     notes = [*converted, *notes]
     warnings += _check_step(record, log, window) if check_step else []
     flag, counts, X = _flag_ranges(record, log)
-    warnings += _fraction_looks_like_percent(record, log, X)
+    warnings += fraction_looks_like_percent(record, log, X)
     return InputCheck(log, notes, warnings, flag, counts, assumed=_assumed_units(record, log))
