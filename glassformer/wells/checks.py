@@ -45,7 +45,7 @@ from ..data import WellLog
 from ..data.units import volume_fraction_kind
 from ..errors import DataFileError, DepthError
 from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_range, check_percent_range,
-                           check_unitless_record, check_unitless_scales, convert_units, finite_values,
+                           check_unitless_record, check_unitless_scales, convert_units,
                            fraction_looks_like_percent, refuse_fraction_values, where)
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
