@@ -23,6 +23,18 @@ _INTERVAL_COLOURS = {"train": "tab:blue", "training": "tab:blue", "val": "tab:gr
                      "validation": "tab:green", "forecast": "tab:orange", "test": "tab:red"}
 
 
+#: One colour per model, the same in every figure of every run (the order of the comparison tables).
+MODEL_COLOURS = {"transformer": "C0", "LSTM": "C1", "bidirectional LSTM": "C1", "random forest": "C2",
+                 "random forest + context": "C3", "gradient boosting": "C4", "gradient boosting + context": "C5",
+                 "porosity-permeability transform": "C6", "training mean": "C7",
+                 "transformer/boosting blend": "C8"}
+
+
+def model_colour(name, i: int) -> str:
+    """The colour of model ``name`` (:data:`MODEL_COLOURS`); another model gets the ``i``-th colour after them."""
+    return MODEL_COLOURS.get(str(name), f"C{(9 + i) % 10}")
+
+
 def _new_figure(figsize):
     """A constrained-layout figure: pyplot-managed if the caller uses pyplot, else standalone."""
     pyplot = sys.modules.get("matplotlib.pyplot")       # never imported here: it may pick a GUI back end

@@ -22,7 +22,7 @@ from matplotlib.lines import Line2D
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import InputError
-from ._common import _depth_label, _invert_depth, _new_figure, _value_label, _vector
+from ._common import _depth_label, _invert_depth, _new_figure, _value_label, _vector, model_colour
 
 __all__ = ["plot_blind_well_tracks", "plot_predicted_vs_observed", "rmse", "zoom_windows"]
 
@@ -188,7 +188,7 @@ def plot_blind_well_tracks(depth, inputs, observed, predictions, *, input_units=
     scores = {k: rmse(y, p) for k, p in preds.items()}
     chosen = _residual_models(residual_models, scores, where)
     units = dict(input_units or {})
-    colour = {k: (colours or {}).get(k, f"C{i % 10}") for i, k in enumerate(preds)}
+    colour = {k: (colours or {}).get(k, model_colour(k, i)) for i, k in enumerate(preds)}
     n_in, n_mod = len(x_in), len(preds)
     fig = _new_figure((1.35 * (n_in + n_mod) + 2.2, 9.5))
     axes = fig.subplots(1, n_in + n_mod + 1, sharey=True, gridspec_kw={"width_ratios": [1] * (n_in + n_mod) + [1.4]})

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import InputError, ShapeError
 from ._common import (
     _axes_grid, _boundary, _depth_label, _guess_unit, _invert_depth, _new_figure, _one_axes, _porosity_label,
-    _shade_intervals, _style, _value_label, _vector, MAX_MARKERS)
+    _shade_intervals, _style, _value_label, _vector, MAX_MARKERS, model_colour)
 
 __all__ = ["plot_comparison", "plot_comparison_zoomed", "plot_crossplot", "plot_log_tracks", "plot_prediction"]
 
@@ -191,7 +191,7 @@ def plot_comparison(depth, y_true, predictions, *, boundary=None, intervals=None
     ax.plot(y, depth, **{"color": "black", "label": "observed", **_style(len(depth)), "lw": 1.3 if dense else 2.0})
     dashes = ["--", "-.", ":", (0, (5, 1, 1, 1, 1, 1))]
     for i, (name, p) in enumerate(preds.items()):
-        ax.plot(p, depth, color=f"C{(i + 1) % 10}", lw=1.0 if dense else 1.6, ls=dashes[i % len(dashes)],
+        ax.plot(p, depth, color=model_colour(name, i), lw=1.0 if dense else 1.6, ls=dashes[i % len(dashes)],
                 label=name)
     if log_scale:
         ax.set_xscale("log")

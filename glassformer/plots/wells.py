@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import InputError
-from ._common import _one_axes
+from ._common import _one_axes, model_colour
 
 __all__ = ["plot_metric_per_well"]
 
@@ -42,7 +42,7 @@ def plot_metric_per_well(table, *, metric="RMSE", unit="log10 mD", spread=None, 
         err = None
         if spread:
             err = np.array([np.nan if (spread.get(w, {}).get(m) is None) else float(spread[w][m]) for w in wells])
-        ax.barh(y, vals, height=height * 0.9, color=f"C{j % 10}", label=m, xerr=err,
+        ax.barh(y, vals, height=height * 0.9, color=model_colour(m, j), label=m, xerr=err,
                 error_kw={"elinewidth": 1, "capsize": 2})
         ends = vals + (np.nan_to_num(err) if err is not None else 0.0)      # the label clears the error bar
         for yy, v, end in zip(y, vals, ends):

@@ -107,7 +107,7 @@ def blind_well_figures(rows: pd.DataFrame, well: str, *, input_names, target_nam
     zooms = zoom_windows(depth, observed, length=length, n_windows=n_zooms) if span > 0 else []
     role = _role(part)
     track_kw = dict(input_units=input_units, quantity=target_name, unit=unit, residual_models=chosen,
-                    bands=band_arrays, colours=_colours(models, unit), depth_unit=depth_unit)
+                    bands=band_arrays, depth_unit=depth_unit)
     slug = file_slug(well)
     figures = {f"blind_well_{slug}_tracks": lambda: plot_blind_well_tracks(
         depth, inputs, observed, preds, zooms=zooms, **track_kw,
@@ -122,14 +122,6 @@ def blind_well_figures(rows: pd.DataFrame, well: str, *, input_names, target_nam
         observed, preds, quantity=target_name, unit=unit, depth=depth, depth_unit=depth_unit,
         title=f"{well}{role}: predicted against observed {target_name}, one panel per model (dashed: 1:1)")
     return figures
-
-
-def _colours(models: dict, unit: str) -> dict:
-    """One colour per model of the comparison, the same in every run (its place in the table)."""
-    stems = list(COLUMN.values())
-    suffix = f"_{_suffix(unit)}"
-    return {label: f"C{stems.index(col[:-len(suffix)]) % 10}" for col, label in models.items()
-            if col.endswith(suffix) and col[:-len(suffix)] in stems}
 
 
 def _zoom(depth, inputs, observed, preds, track_kw, top, base, title):

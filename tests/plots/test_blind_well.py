@@ -3,6 +3,7 @@ predicted-against-observed cross-plots on shared axes."""
 
 from __future__ import annotations
 
+import matplotlib.colors as mcolors
 import numpy as np
 import pytest
 from matplotlib.collections import PolyCollection
@@ -10,6 +11,7 @@ from matplotlib.figure import Figure
 from numpy.lib.stride_tricks import sliding_window_view
 
 from glassformer.errors import InputError
+from glassformer.plots import plot_comparison, plot_metric_per_well
 from glassformer.plots.blind_well import plot_blind_well_tracks, plot_predicted_vs_observed, rmse, zoom_windows
 from tests.plots._helpers import inverted
 
@@ -100,7 +102,8 @@ def test_each_model_gets_its_own_track_against_the_observed_curve():
     assert any(t.get_text() == "zoom 1" for t in axes[0].texts)
     plain = plot_blind_well_tracks(depth, inputs, observed, predictions, colours={"random forest": "tab:green"})
     assert "unit not given" in plain.axes[0].get_xlabel()
-    assert [a.lines[1].get_color() for a in plain.axes[3:6]] == ["C0", "tab:green", "C2"]
+    # each model's own colour (MODEL_COLOURS), whatever its place; a colour given replaces it
+    assert [a.lines[1].get_color() for a in plain.axes[3:6]] == ["C4", "tab:green", "C0"]
     assert plain.axes[-1].lines[0].get_color() == "tab:green"         # its residual in the same colour
 
 
@@ -138,3 +141,18 @@ def test_crossplot_one_panel_per_model_on_shared_limits_with_the_one_to_one_line
     assert fig.axes[-1].get_ylabel() == "Depth (m)"
     with pytest.raises(InputError, match="predictions is empty"):
         plot_predicted_vs_observed(observed, {})
+
+
+def test_a_model_has_the_same_colour_in_every_figure():
+    depth, inputs, observed, predictions = three_models()
+    tracks = plot_blind_well_tracks(depth, inputs, observed, predictions)
+    in_tracks = {a.get_title().split("\n")[0].replace("\n", " "): a.lines[1].get_color() for a in tracks.axes[3:6]}
+    lines = plot_comparison(depth, observed, dict(reversed(list(predictions.items()))))
+    in_lines = {line.get_label(): line.get_color() for line in lines.lines if line.get_label() != "observed"}
+    bars = plot_metric_per_well({"W-1": {"training mean": 2.0, **{name: 0.5 for name in predictions}}})
+    in_bars = {c.get_label(): c.patches[0].get_facecolor() for c in bars.containers}
+    assert in_lines == {"transformer": "C0", "random forest": "C2", "gradient boosting": "C4"}
+    assert in_tracks["transformer"] == "C0" and in_tracks["gradient"] == "C4"     # the title wraps "gradient\nboosting"
+    assert {k: mcolors.to_hex(v) for k, v in in_bars.items()} == {
+        k: mcolors.to_hex(c) for k, c in {"training mean": "C7", "transformer": "C0", "random forest": "C2",
+                                          "gradient boosting": "C4"}.items()}
