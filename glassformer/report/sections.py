@@ -33,12 +33,15 @@ def attribution_html(run: RunFolder) -> str:
 
 
 def _long_notes(metrics: Mapping) -> list:
-    """The run's own remarks on its numbers (``note`` entries, and the validation span's warnings),
-    shown right under the headline."""
+    """The run's own remarks on its numbers (``note`` entries, the recommended model, the validation
+    span's warnings), shown right under the headline."""
     found = []
     for src in (metrics, metrics.get("comparison")):
         if isinstance(src, Mapping) and isinstance(src.get("note"), str):
             found.append(src["note"])
+    chosen = metrics.get("recommendation")
+    if isinstance(chosen, Mapping) and isinstance(chosen.get("text"), str):     # the model to use, in words
+        found.append(chosen["text"])
     span = metrics.get("validation_span")
     if isinstance(span, Mapping):                    # one run's span, or one per cross-validation fold
         spans = {"": span} if "warnings" in span else span

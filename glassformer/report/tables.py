@@ -34,7 +34,8 @@ def is_number(v) -> bool:
 
 
 def fmt(v) -> str:
-    """A cell's text: floats to 4 significant digits, None as an em dash, long lists shortened."""
+    """A cell's text: floats to 4 significant digits, None as an em dash, long lists shortened, lists of
+    names joined by commas, a mapping of plain values as ``key value, ...``."""
     if v is None:
         return "—"
     if isinstance(v, bool):
@@ -49,9 +50,10 @@ def fmt(v) -> str:
         return f"{v:.4g}"
     if isinstance(v, (list, tuple)):
         text = ", ".join(fmt(x) for x in v[:12]) + (f", … ({len(v)} values)" if len(v) > 12 else "")
-        return f"[{text}]"
+        return f"[{text}]" if all(is_number(x) for x in v) else text     # numbers keep brackets: a range reads [lo, hi]
     if isinstance(v, Mapping):
-        text = json.dumps(v, default=str)
+        text = (", ".join(f"{k} {fmt(x)}" for k, x in v.items()) if all(is_scalar(x) for x in v.values())
+                else json.dumps(v, default=str))                         # {"transformer": 10} reads "transformer 10"
         return text if len(text) <= 200 else text[:197] + "…"
     return str(v)
 

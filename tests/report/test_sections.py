@@ -18,6 +18,7 @@ import pytest  # noqa: E402
 from glassformer import plots as gp  # noqa: E402
 from glassformer.models import run_config_defaults  # noqa: E402
 from glassformer.report import write_report  # noqa: E402
+from glassformer.report.tables import fmt  # noqa: E402
 
 TABLE = {"transformer": {"rmse": 0.3, "mae": 0.2, "r2": 0.8, "parameters": 237, "train_s": 1.0, "n": 7},
          "porosity-permeability transform": {"rmse": 0.4, "mae": 0.3, "r2": 0.6, "parameters": 2, "train_s": 0.1,
@@ -122,3 +123,23 @@ def test_a_folder_of_runs_is_one_page(tmp_path):
            "is better." in text
     assert "First well: on the test split, the transformer has the lowest RMSE" in text
     assert text.count('<details class="config">') == 2
+
+
+def test_the_recommended_model_is_said_under_the_headline(tmp_path):
+    said = "Recommended model: the gradient boosting, chosen on inner folds; it scored 0.82 log10 mD on held-out wells."
+    metrics = {**METRICS, "recommendation": {"model": "gradient boosting", "text": said}}
+    text = html.unescape(write_report(make_run(tmp_path / "run", metrics=metrics)).read_text(encoding="utf-8"))
+    assert f'<p class="note">{said}</p>' in text
+    assert text.index('<table id="headline"') < text.index(said) < text.index('<h2 id="figures">')
+
+
+@pytest.mark.parametrize("value, shown", [
+    (["15/9-F-11 B"], "15/9-F-11 B"),                                   # a list of names: no brackets
+    (["W1", "W2"], "W1, W2"),
+    ([0.001, 2262.0], "[0.001, 2262]"),                                 # numbers keep them: a range
+    ([42], "[42]"),
+    ({"transformer": 10, "LSTM": 19}, "transformer 10, LSTM 19"),       # plain values: no JSON
+    ({"a": [1, 2]}, '{"a": [1, 2]}'),                                    # nested: JSON
+])
+def test_cells_show_lists_and_mappings_as_a_reader_writes_them(value, shown):
+    assert fmt(value) == shown
