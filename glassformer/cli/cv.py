@@ -6,6 +6,7 @@ import click
 
 from ..parallel import engine_options
 from ..wells.cv_experiment import CvRequest, run_cv
+from ..wells.member_mean import DEFAULT_MEMBERS
 from .options import DEPTH_SPEC_HELP, GreedyCommand, file_options, input_names, target_name
 
 
@@ -49,6 +50,10 @@ def _input_names(ctx, param, inputs) -> tuple:
               help="Early stopping on the deepest 10 % of each training well, or none (the training loss).")
 @click.option("--seeds", "n_seeds", default=1, show_default=True, type=click.IntRange(1),
               help="Seeds per fold (42, 0, 1, ...); records average over them.")
+@click.option("--members", default=DEFAULT_MEMBERS, show_default=True, type=click.IntRange(1),
+              help="The transformer is the mean of this many members trained side by side from their own seeds "
+                   "(42, 0, 1, ... for the first seed); 1: a single fit. Chosen by nested blind-well cross-validation "
+                   "on the Volve wells.")
 @click.option("--recommend/--no-recommend", default=False, show_default=True,
               help="Also recommend a model chosen on inner folds of each fold's training wells (every model "
                    "refitted there) and report the held-out score of that choice. Costs W x W fold fits instead of "

@@ -33,6 +33,7 @@ from .blind_well_figures import blind_well_figures
 from .checks import logs_target_unit
 from .cv import cv_folds, cv_tasks, fold_lines, run_fold, summarise_folds
 from .cv_recommend import inner_tasks, nested_choice
+from .member_mean import DEFAULT_MEMBERS
 from .evaluation import COLUMN
 from .experiment import DEPTH_FIGURE_MODELS, seed_list, with_comparison_settings
 from .model import WellModel
@@ -57,6 +58,9 @@ class CrossValidation:
         None for leave-one-well-out, else the number of grouped folds (whole wells).
     seeds : sequence of int
         Each fold is run once per seed; records average over seeds.
+    members : int, default 5
+        The transformer of each fold and seed is the mean of this many members trained side by side from
+        their own seeds (:func:`~glassformer.wells.cv.member_seed_blocks`); 1: a single fit.
     recommend : bool, default False
         Also choose a model by nested cross-validation and score that choice on the held-out wells
         (:mod:`glassformer.wells.cv_recommend`; with ``W`` wells, ``W²`` fold fits instead of ``W``).
@@ -65,12 +69,14 @@ class CrossValidation:
 
     task = staticmethod(run_fold)
 
-    def __init__(self, logs, wm, *, n_folds: int | None = None, seeds=(42,), title: str | None = None,
-                 config: dict | None = None, attribution: str | None = None, recommend: bool = False):
+    def __init__(self, logs, wm, *, n_folds: int | None = None, seeds=(42,), members: int = DEFAULT_MEMBERS,
+                 title: str | None = None, config: dict | None = None, attribution: str | None = None,
+                 recommend: bool = False):
         self.logs = logs
         self.wm = wm
         self.n_folds = n_folds
         self.seeds = seeds
+        self.members = members
         self.title = title
         self.config = config
         self.attribution = attribution
@@ -99,8 +105,9 @@ class CrossValidation:
         recommend a model, every outer fold's inner fold tasks."""
         self.started_ = time.perf_counter()
         say(f"{self.title_text}: {', '.join(g.name for g in self.logs)}")
-        self.tasks_ = cv_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds)
-        self.inner_ = inner_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds) if self.recommend else []
+        self.tasks_ = cv_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds, self.members)
+        self.inner_ = (inner_tasks(self.logs, self.wm.spec(), self.seeds, self.n_folds, self.members)
+                       if self.recommend else [])
         if self.inner_:
             say(f"  and {len(self.inner_)} inner fold task(s) to choose a model inside each fold")
         return [*self.tasks_, *self.inner_]
@@ -116,7 +123,8 @@ class CrossValidation:
         summary = summarise_folds(results, target_col=f"{wm.target_name}_observed_{unit_suffix}",
                                   unit_suffix=unit_suffix)
         unit = logs_target_unit(self.logs, wm.target_name, log10=wm.log_target)     # as the files state it
-        metrics = _metrics(summary, wm, self.title_text, self.scheme, list(self.seeds), self.attribution, unit)
+        metrics = _metrics(summary, wm, self.title_text, self.scheme, list(self.seeds), self.attribution, unit,
+                           self.tasks_[0]["members"])
         metrics["validation_span"] = _spans(self.logs, wm, self.n_folds)
         if self.recommend:
             metrics["recommendation"] = nested_choice(results, self.inner_, inner, summary["table"],
@@ -130,6 +138,7 @@ class CrossValidation:
         warnings += [f"held out {', '.join(r['test_wells'])}: {line}"     # the blocks are the same for every seed
                      for r in first for line in (r["validation"] or {}).get("small_data") or []]
         config = _config(wm, self.title_text, self.logs, self.seeds, self.n_folds, self.config, self.attribution)
+        config["transformer_members"] = {str(t["seed"]): t["members"] for t in self.tasks_ if t["fold"] == 1}
         if self.recommend:
             config["recommend"] = metrics["recommendation"]["method"]
         return RunResult(
@@ -140,9 +149,9 @@ class CrossValidation:
             extra_figures=_figures(summary, rows, wm, self.logs, self.title_text))
 
 
-def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), engine=None, title: str | None = None,
-                   config: dict | None = None, attribution: str | None = None, overwrite: bool = True,
-                   report: bool = True, recommend: bool = False) -> dict:
+def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), members: int = DEFAULT_MEMBERS,
+                   engine=None, title: str | None = None, config: dict | None = None, attribution: str | None = None,
+                   overwrite: bool = True, report: bool = True, recommend: bool = False) -> dict:
     """Blind-well cross-validation of ``wm`` (unfitted) over ``logs`` (one per well, cut to its interval).
 
     Parameters
@@ -152,6 +161,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
     wm : WellModel, its settings used in every fold (copied, never fitted itself)
     n_folds : None for leave-one-well-out, else the number of grouped folds
     seeds : each fold is run once per seed; records average over seeds
+    members : the transformer is the mean of this many members per fold and seed (default 5; 1: a single fit)
     engine : a :mod:`glassformer.parallel` engine mapping the (fold, seed) tasks (default serial)
     recommend : also recommend a model chosen by nested cross-validation, with the held-out score of that
         choice (``metrics["recommendation"]``; with ``W`` wells ``W²`` fold fits instead of ``W``)
@@ -166,7 +176,7 @@ def cross_validate(out, logs, wm, *, n_folds: int | None = None, seeds=(42,), en
         Fewer than two wells, two wells of one name, or a bad ``n_folds``; fewer than three wells
         with ``recommend``.
     """
-    experiment = CrossValidation(logs, wm, n_folds=n_folds, seeds=seeds, title=title, config=config,
+    experiment = CrossValidation(logs, wm, n_folds=n_folds, seeds=seeds, members=members, title=title, config=config,
                                  attribution=attribution, recommend=recommend)
     return run_experiment(experiment, out, engine=engine, overwrite=overwrite, report=report)
 
@@ -190,6 +200,8 @@ class CvRequest:
         Grouped folds over whole wells; None: leave one well out.
     n_seeds : int
         Seeds per fold (42, 0, 1, ...).
+    members : int
+        Transformer members per fold and seed, their predictions averaged (1: a single fit).
     hidden_size : int
         LSTM hidden size per direction; ``lstm``: train the LSTM too.
     recommend : bool
@@ -205,6 +217,7 @@ class CvRequest:
     log_target: bool = False
     n_folds: int | None = None
     n_seeds: int = 1
+    members: int = DEFAULT_MEMBERS
     hidden_size: int = 16
     lstm: bool = True
     recommend: bool = False
@@ -217,7 +230,7 @@ class CvRequest:
     @classmethod
     def from_options(cls, params: Mapping[str, Any]) -> "CvRequest":
         """The request of ``glassformer cv``'s option values (click's ``ctx.params``)."""
-        own = ("log_target", "n_folds", "n_seeds", "hidden_size", "lstm", "recommend", "overwrite")
+        own = ("log_target", "n_folds", "n_seeds", "members", "hidden_size", "lstm", "recommend", "overwrite")
         plain = {k: params[k] for k in own if k in params}
         return cls(inputs=tuple(params["inputs"]), target=params["target"], out=str(params["out"]), **plain,
                    wells=WellsRequest.pick(params), reading=ReadingRequest.pick(params),
@@ -262,12 +275,12 @@ def run_cv(request: CvRequest) -> dict:
               "transformer": {"d_model": t.d_model, "num_heads": t.heads, "num_layers": t.layers, "lr": t.lr}}
     with make_engine(jobs=request.engine.jobs, scheduler=request.engine.scheduler) as engine:
         return cross_validate(request.out, logs, wm, n_folds=request.n_folds, seeds=seed_list(request.n_seeds),
-                              engine=engine, config=config, overwrite=True, recommend=request.recommend,
+                              members=request.members, engine=engine, config=config, overwrite=True, recommend=request.recommend,
                               attribution=ATTRIBUTION if any(map(is_volve, logs)) else None)
 
 
 # --------------------------------------------------------------------------- the result's parts
-def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution, unit: str) -> dict:
+def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attribution, unit: str, members: list) -> dict:
     n_folds = len(summary["folds"])
     where = f"held-out wells ({scheme})"
     metrics = {
@@ -275,12 +288,15 @@ def _metrics(summary: dict, wm, title: str, scheme: str, seeds: list, attributio
         "description": (f"Blind-well cross-validation ({scheme}): in each of {n_folds} folds every model -- the "
                         "transformer, the bidirectional LSTM, random forest and gradient boosting with and without "
                         "depth context, the porosity-permeability transform and the training mean -- was fitted on "
-                        "the training wells only and scored on wells it never saw. Early stopping of the networks "
+                        "the training wells only and scored on wells it never saw. "
+                        + (f"The transformer is the mean of {len(members)} members trained from their own seeds. "
+                           if len(members) > 1 else "")
+                        + "Early stopping of the networks "
                         + (f"watched the deepest {100 * wm.validation_fraction:g} % of each training well."
                            if wm.validation == "deepest" else "watched the training loss.")),
         "units": {"rmse": unit, "mae": unit, "r2": "dimensionless", "rmse_sd": unit, "mae_sd": unit,
                   "train_s": "s", "train_s_sd": "s"},
-        "comparison": {"split": where, "seeds": seeds, "folds": n_folds, "spread": "folds",
+        "comparison": {"split": where, "seeds": seeds, "members": len(members), "folds": n_folds, "spread": "folds",
                        "table": summary["table"],
                        "note": (f"Mean over the {n_folds} folds, sample sd across folds beside it; each fold trains "
                                 "every model on its training wells only and scores wells it never saw. n counts every "

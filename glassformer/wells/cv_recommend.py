@@ -27,7 +27,7 @@ from .cv import cv_folds, cv_tasks, summarise_folds
 __all__ = ["inner_tasks", "nested_choice"]
 
 
-def inner_tasks(logs, spec: dict, seeds, n_folds: int | None = None) -> list:
+def inner_tasks(logs, spec: dict, seeds, n_folds: int | None = None, members: int = 1) -> list:
     """The inner fold tasks of every outer fold: :func:`~glassformer.wells.cv.cv_tasks` over the outer
     fold's training wells (leave one well out, or ``min(n_folds, wells)`` grouped folds), each task
     marked with its outer fold (``"outer"``, 1-based).
@@ -43,7 +43,7 @@ def inner_tasks(logs, spec: dict, seeds, n_folds: int | None = None) -> list:
             raise InputError(f"choosing a model on inner folds needs at least 2 training wells in every fold; fold "
                              f"{k + 1} has {len(train)} (give 3 wells or more)")
         inner = None if n_folds is None else min(int(n_folds), len(train))
-        tasks += [{**t, "outer": k + 1} for t in cv_tasks([logs[i] for i in train], spec, seeds, inner)]
+        tasks += [{**t, "outer": k + 1} for t in cv_tasks([logs[i] for i in train], spec, seeds, inner, members)]
     return tasks
 
 

@@ -388,7 +388,7 @@ class WellModel(BaseEstimator):
     def parameter_counts(self) -> dict:
         """Trainable values per model: the networks' counts, the trees' leaves, 2 (slope, intercept), 1 (mean);
         the blend: its members' together."""
-        out = {name: int(m.network_.num_parameters()) for name, m in self.models().items()}
+        out = {name: _num_parameters(m) for name, m in self.models().items()}
         out.update({name: b.num_leaves() for name, b in self.baselines_.items() if hasattr(b, "num_leaves")})
         out.update({TRANSFORM: 2, MEAN: 1})
         if all(n in out for n in BLEND_WEIGHTS):
@@ -514,6 +514,12 @@ class WellModel(BaseEstimator):
         wm.validation_ = meta.get("validation")
         wm.lstm_ = read_lstm_beside(directory)
         return wm
+
+
+def _num_parameters(model) -> int:
+    """Trainable values of a fitted network, or of all members of a mean of networks (``num_parameters()``)."""
+    counter = getattr(model, "num_parameters", None) or model.network_.num_parameters
+    return int(counter())
 
 
 def with_seed(wm: WellModel, seed: int) -> WellModel:

@@ -50,6 +50,8 @@ def format_comparison_table(metrics: dict, unit: str, key: str = "table") -> str
                  + f", seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
     else:
         head += f", mean ± sd over seeds {seeds}" if spread else f", seed {seeds[0]}"
+    if comp.get("members", 1) > 1:
+        head += f"; the transformer is the mean of {comp['members']} members"
     lines = [head, f"  {'model':<32}{'RMSE':>{width}}{'MAE':>{width}}{'R2':>{width}}{'params':>9}{'train s':>10}"]
     for name, r in comp[key].items():
         def cell(k):
