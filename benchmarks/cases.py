@@ -570,7 +570,7 @@ CASES = {
                        (5, 1), variants=(30, 100), variants_quick=(30,), check=_demo2_check, time_target=0.35,
                        memory=False),
     "midsize": Case("midsize", "encoder step B32 T128 d128 h4 ff512 L2, float32", _midsize_make, True, (5, 1),
-                    check=_first_losses_check("mid-size encoder"), time_target=1.5, mem_target=1.5),
+                    check=_first_losses_check("mid-size encoder"), time_target=1.0, mem_target=1.5),
     "inference": Case("inference", "15/9-F-11 B windowed inference, float32", _inference_make, False, (5, 1),
                       variants=(1, 16), variants_quick=(16,), check=_inference_check, time_target=0.9),
     "welltrain": None,    # the well model's training epoch (well_cases.py), registered below
