@@ -5,8 +5,8 @@ float32, and backward needs them (and as much again for their gradient).  These 
 the kernels of :mod:`glassformer.nn.functional` -- :func:`~glassformer.nn.functional.attention_weights`,
 :func:`~glassformer.nn.functional.scaled_dot_product_attention` and its backward -- on one block of
 queries at a time, keep no weights, and form each block's weights again in backward from ``q`` and
-``k`` with the same calls (so the same ``exp(S - m)`` and row sums): FlashAttention's recomputation
-(Dao et al., 2022) at the granularity of NumPy blocks.  The memory of the weights is then ``block / L`` of the
+``k`` with the same calls (so with the same numbers): FlashAttention's recomputation (Dao et al.,
+2022) at the granularity of NumPy blocks.  The memory of the weights is then ``block / L`` of the
 whole.  :class:`~glassformer.nn.MultiheadAttention` uses them when its ``query_block`` is set,
 or by default (``query_block="auto"``) when :func:`choose_query_block` finds that the weights of
 one call would exceed the memory budget; its ``intermediates()`` still returns every weight.
@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from .functional import (attention_scale, attention_weights, exp_scores, key_bound, scaled_dot_product_attention,
-                         transposed)
+from .functional import (attention_scale, attention_weights, key_bound, scaled_dot_product_attention,
+                         scaled_dot_product_attention_backward, transposed)
 
 __all__ = ["WEIGHTS_BUDGET", "CACHE_BLOCK", "attention_blocks", "attention_blocks_backward", "choose_query_block",
            "head_mean_weights"]
@@ -82,15 +82,8 @@ def attention_blocks(q, k, v, allowed=None, bias=None, scale=None, *, block: int
 
 def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=None, *, block: int,
                               members=False, out=None):
-    """``(dq, dk, dv)`` of :func:`attention_blocks` (``o`` its output), block by block.
-
-    Each block's weights are formed again but never divided: with ``E = exp(S - m)`` and ``A = E / sums``,
-    ``dv = A^T dout = E^T (dout / sums)``, ``dA = dout v^T`` and the row dots ``dout . o`` (Dao et al.,
-    2022) carry the same ``1 / sums`` when computed from ``g = dout / sums``, so
-    ``dS = A * (dA - rows) = E * (g v^T - g . o)``: the division falls on the ``(block, dv)`` array
-    ``g`` instead of the ``(block, S)`` weights, one pass over them fewer.  The result equals
-    :func:`glassformer.nn.reference.attention_backward` up to rounding (tested to 1e-12 in float64).
-    """
+    """``(dq, dk, dv)`` of :func:`attention_blocks` (``o`` its output): per block, the weights again, then
+    the backward kernel, whose softmax row dots come from ``o`` (no pass over the block's weights)."""
     dq, dk, dv = (None, None, None) if out is None else out
     dq = np.empty_like(q) if dq is None else dq
     dk = np.zeros_like(k) if dk is None else dk
@@ -101,16 +94,13 @@ def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=N
     k_bound = key_bound(k_t)
     for i in range(0, q.shape[-2], block):
         b = slice(i, i + block)
-        E, sums = exp_scores(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members,
-                             k_t=k_t, k_bound=k_bound)            # (..., block, S), (..., block, 1)
-        g = dout[..., b, :] if sums is None else dout[..., b, :] / sums   # (..., block, dv) dout / sums
-        dv += E.swapaxes(-1, -2) @ g                            # (..., S, dv) A^T dout
-        g *= scale                                              # the scores' scale, on the small array
-        dS = g @ v_t                                            # (..., block, S) scale dA / sums
-        dS -= np.einsum("...ij,...ij->...i", g, o[..., b, :])[..., None]   # the row dots, / sums
-        dS *= E                                                 # scale dL/dS
-        np.matmul(dS, k, out=dq[..., b, :])                     # (..., block, d)
-        dk += dS.swapaxes(-1, -2) @ q[..., b, :]                # (..., S, d)
+        A = attention_weights(q[..., b, :], k, _block_of(allowed, b), _block_of(bias, b), scale, members=members,
+                              k_t=k_t, k_bound=k_bound)
+        _, dk_b, dv_b = scaled_dot_product_attention_backward(dout[..., b, :], q[..., b, :], k, v, A, scale,
+                                                              out=(dq[..., b, :], None, None), v_t=v_t,
+                                                              o=o[..., b, :])
+        dk += dk_b
+        dv += dv_b
     return dq, dk, dv
 
 

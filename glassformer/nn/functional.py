@@ -34,8 +34,7 @@ __all__ = [
     "linear", "linear_backward", "relu", "relu_backward", "gelu", "gelu_backward", "gelu_tanh",
     "gelu_tanh_backward", "tanh", "tanh_backward", "dropout_scale", "dropout", "dropout_backward",
     "layer_norm", "layer_norm_backward", "masked_softmax", "softmax_backward", "scaled_dot_product_attention",
-    "scaled_dot_product_attention_backward", "attention_weights", "attention_scale", "exp_scores", "key_bound",
-    "transposed",
+    "scaled_dot_product_attention_backward", "attention_weights", "attention_scale", "key_bound", "transposed",
 ]
 
 # Python floats (not np.float64) so float32 arrays stay float32 under NumPy 2's promotion rules.
@@ -318,18 +317,6 @@ def _weight_terms(q, k, allowed, bias, scale, record, members, k_t, k_bound):
     bounded = allowed is None and bias is None and k_t.shape[-1] >= 8 * k_t.shape[-2] and \
         _bounded(q, key_bound(k_t) if k_bound is None else k_bound)
     return _softmax_terms(scores, members=members, bounded=bounded)   # in place: S becomes exp(S - m)
-
-
-def exp_scores(q, k, allowed=None, bias=None, scale=None, members=False, *, k_t=None, k_bound=None):
-    """``(E, sums)``: the attention weights before their division, ``E = exp(S - m)`` ``(..., L, S)``, and
-    their row sums ``(..., L, 1)``, so that ``E / sums`` is :func:`attention_weights`'s ``A`` (arguments
-    as there), i.e. :func:`glassformer.nn.reference.softmax` of :func:`glassformer.nn.reference.scores`
-    up to rounding.  ``sums`` is None when members took different paths (``E`` is then ``A`` already).
-
-    A caller that only multiplies ``A`` by other arrays can fold ``1 / sums`` into the smaller of
-    them (an ``(L, dv)`` array) and skip the pass that divides the ``(L, S)`` weights.
-    """
-    return _weight_terms(q, k, allowed, bias, scale, None, members, k_t, k_bound)
 
 
 def key_bound(k_t) -> float:
