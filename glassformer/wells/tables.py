@@ -92,6 +92,8 @@ def verdict(table: dict, unit: str, where: str, metric: str = "rmse", model: str
         best = f"; the best baseline, the {others[0][1]}, has {others[0][0]:.3f}" if others else ""
         return f"On {where} the {model} has the lowest {metric.upper()}, {mine:.3f} {unit}{best}."
     listing = ", ".join(f"{n} {v:.3f}" for v, n in better)
-    who = f"the {better[0][1]} has" if len(better) == 1 else f"{len(better)} baselines have"
+    # The blend contains the transformer, so a list that holds it counts models, not baselines.
+    kind = "models" if any("blend" in n for _, n in better) else "baselines"
+    who = f"the {better[0][1]} has" if len(better) == 1 else f"{len(better)} {kind} have"
     return (f"On {where} {who} a lower {metric.upper()} than the {model} ({mine:.3f} {unit}): {listing}. "
             "A baseline is better here.")

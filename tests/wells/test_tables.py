@@ -15,6 +15,8 @@ def test_verdict_says_in_words_when_a_baseline_wins():
     assert verdict(table, "log10 mD", "blind wells") == (
         "On blind wells 2 baselines have a lower RMSE than the transformer (0.800 log10 mD): gradient boosting "
         "0.740, random forest 0.742. A baseline is better here.")
+    blended = {**table, "transformer/boosting blend": {"rmse": 0.76}}        # the blend holds the transformer
+    assert verdict(blended, "log10 mD", "blind wells").startswith("On blind wells 3 models have a lower RMSE")
     table["transformer"]["rmse"] = 0.5
     assert verdict(table, "mD", "the test split") == (
         "On the test split the transformer has the lowest RMSE, 0.500 mD; the best baseline, the gradient boosting, "
