@@ -171,3 +171,21 @@ def test_averaged_weights_by_blocks_equal_the_mean_of_every_weight_unbatched_and
     np.testing.assert_allclose(out_a, out_p, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(w_a, w_p, rtol=1e-12, atol=1e-14)
     assert np.all(w_a[:, 20:] == 0)                           # padded keys get no weight
+
+
+@pytest.mark.parametrize("mask_shape", [(3, 7, 9), (2, 1, 1, 9), (1, 3, 7, 9), (2, 3, 7, 9), (7, 9), (1, 9)])
+@pytest.mark.parametrize("kind", ["allowed", "bias"])
+def test_blocks_by_batch_and_head_take_each_pairs_part_of_a_mask(mask_shape, kind):
+    """The blocks loop over (batch, head) pairs; a mask that broadcasts over some leading axes gives each pair
+    its own part (trailing axes aligned, as NumPy broadcasts), so the result equals the kernel at once."""
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((2, 3, n, 4)) for n in (7, 9, 9))
+    allowed = rng.random(mask_shape) > 0.4 if kind == "allowed" else None
+    bias = rng.standard_normal(mask_shape) if kind == "bias" else None
+    out, A = F.scaled_dot_product_attention(q, k, v, allowed, bias, 0.5)
+    got = attention_blocks(q, k, v, allowed, bias, 0.5, block=3)
+    np.testing.assert_allclose(got, out, rtol=1e-12, atol=1e-12)
+    dout = rng.standard_normal(out.shape)
+    for g, w in zip(attention_blocks_backward(dout, q, k, v, got, allowed, bias, 0.5, block=3),
+                    F.scaled_dot_product_attention_backward(dout, q, k, v, A, 0.5)):
+        np.testing.assert_allclose(g, w, rtol=1e-11, atol=1e-12)
