@@ -112,9 +112,11 @@ DEPTH_SPEC_HELP = ("TOP:BASE for every well, or WELL=TOP:BASE for one (WELL: its
 
 
 UNIT_HELP = ("State a curve's unit, e.g. --unit POR=% or --unit PHIF=v/v; repeatable. Replaces the unit a file "
-             "writes (a CSV header 'Por (%)', 'Por [%]' or 'POR_PCT' names the curve POR in %). Units: "
+             "writes (a CSV header 'Por (%)', 'Por [%]' or 'POR_PCT' names the curve POR in %). --unit DEPTH=ft "
+             "(or the depth column's name, e.g. --unit Depth=ft) states the depth unit: m or ft. Units: "
              f"{', '.join(STATED_UNITS)} (also written percent, frac, feet, metres, millidarcy, ...).")
-DEPTH_COLUMN_HELP = ("The depth column of CSV and Excel wells, by its header or name (its unit as in 'Depth (ft)'); "
+DEPTH_COLUMN_HELP = ("The depth column of CSV and Excel wells, by its header or name; a unit written in it, as in "
+                     "'Depth (ft)', is the depth unit; "
                      "default: DEPTH, DEPT, MD or TDEP.")
 SHEET_HELP = ("The sheet to read from every Excel (.xlsx) file given (training, validation and test wells alike); "
               "default: every sheet is a well.")

@@ -23,7 +23,7 @@ from .csv import read_csv
 from .las import read_las, write_las
 from .parsing import DEFAULT_NULL_VALUES
 from .excel import read_excel
-from .read import parse_units, read_well, read_wells, state_units
+from .read import names_depth, parse_units, read_well, read_wells, state_units
 from .scaling import Log10Transform, MinMaxScaler, StandardScaler, scaler_from_dict
 from .synthetic import SyntheticWellParams, neighbor_dataset, split_by_sequence, synthetic_wells
 from .units import curve_name, depth_unit_from_string, split_header, volume_fraction_kind
@@ -59,6 +59,7 @@ __all__ = [
     "describe_use",
     "make_windows",
     "merge_plugs",
+    "names_depth",
     "neighbor_dataset",
     "read_plugs",
     "parse_aliases",

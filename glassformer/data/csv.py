@@ -53,7 +53,9 @@ def read_csv(
     depth_column : str, optional
         Name of the depth column (its header as written, or its name without the unit); by
         default the first of DEPTH, DEPT, MD, TDEP found (case-insensitive), also with its unit
-        written after it: ``DEPTH_FT``, ``DEPTH (ft)``, ``DEPTH [m]``.
+        written after it: ``DEPTH_FT``, ``DEPTH (ft)``, ``DEPTH [m]``.  A unit written in
+        ``depth_column`` itself (``"Depth (ft)"`` for a column headed ``Depth``) is the depth unit,
+        as if the header wrote it.
     columns : sequence of str, optional
         Read only these columns (plus depth), which must all be numeric; by default every numeric
         column (columns of text alone are left out).
@@ -118,7 +120,8 @@ def table_log(header: list, rows: list, source, row_label: Callable[[int], str],
         rows = rows[1:]
         row_label, cell_label = _shifted(row_label), _shifted_cell(cell_label)
     depth_k, keys = _choose_columns(header, named, depth_column, columns, source)
-    depth_unit = _depth_unit(header[depth_k], named[depth_k][1], depth_unit, source)
+    depth_unit = _depth_unit(header[depth_k], named[depth_k][1], _named_depth_unit(depth_column, depth_unit, source),
+                             source)
     values, skipped = _columns(header, rows, depth_k, keys, source, cell_label, text_ok=columns is None)
     keys = [k for k in keys if k in values]
     if skipped:
@@ -329,6 +332,18 @@ def _delimiter(text: str) -> str:
         if delimiter in header:
             return delimiter
     return ","
+
+
+def _named_depth_unit(depth_column, given: str | None, source) -> str | None:
+    """``given``, else the unit written in ``depth_column`` (``--depth-column "Depth (ft)"``: feet, as a header
+    says it); DepthError when the two differ or the unit written is not a depth unit."""
+    written = split_header(str(depth_column))[1] if depth_column is not None else None
+    if written is None:
+        return given
+    written = depth_unit_from_string(written, f"{source}: depth column {depth_column!r}")
+    if given is not None and depth_unit_from_string(given, str(source)) != written:
+        raise DepthError(f"{source}: depth column {depth_column!r} names {written}, but depth_unit={given!r} was given")
+    return written
 
 
 def _depth_unit(header: str, named: str | None, given: str | None, source) -> str:

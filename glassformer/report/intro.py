@@ -60,27 +60,57 @@ def title_of(run: RunFolder) -> str:
     return demo[0] if demo else f"Run {run.name}"
 
 
+def _interval(name: str, top, base, unit) -> str:
+    """``"W1 3351.6–4300 ft"``: the interval in the well's own depth unit (m when the run did not record one)."""
+    return f"{name} {float(top):g}\u2013{float(base):g} {esc(unit or 'm')}"
+
+
 def _well_text(w) -> str:
     if not isinstance(w, Mapping):
         return esc(w)
     name = esc(w.get("name", "?"))
     if w.get("top") is not None and w.get("base") is not None:
-        return f"{name} {float(w['top']):g}\u2013{float(w['base']):g} m"
+        return _interval(name, w["top"], w["base"], w.get("depth_unit"))
     return name
 
 
+def _listed(wells) -> str:
+    return ", ".join(_well_text(w) for w in wells[:6]) + (f" and {len(wells) - 6} more" if len(wells) > 6 else "")
+
+
+def _validation_blocks(config) -> str:
+    """``"W1 4200–4300 ft, W2 ..."``: the depth blocks held out of the networks' training for early stopping."""
+    validation = config.get("validation")
+    blocks = validation.get("blocks") if isinstance(validation, Mapping) else None
+    if not isinstance(blocks, (list, tuple)):
+        return ""
+    return ", ".join(_interval(esc(b.get("well", "?")), b["top"], b["base"], b.get("depth_unit"))
+                     for b in blocks if isinstance(b, Mapping) and b.get("top") is not None
+                     and b.get("base") is not None)
+
+
 def wells_sentence(config) -> str:
-    """"Trained on W1 3351.6–4300 m; tested on W2 ..." from config's train_wells/test_wells (or "")."""
+    """"Trained on W1 3351.6–4300 m; tested on W2 ..." from config's train_wells/validation_wells/test_wells
+    (or ""), each interval in its well's own depth unit.
+
+    The validation blocks (config["validation"]["blocks"]) are named when no validation well was given; a
+    run whose test wells are its training wells (no test well or interval) says it has no test wells and
+    that its scores are in-sample, rather than "tested on" the training wells.
+    """
     if not isinstance(config, Mapping):
         return ""
+    train, val, test = (config.get(k) for k in ("train_wells", "validation_wells", "test_wells"))
     parts = []
-    for key, verb in (("train_wells", "Trained on"), ("validation_wells", "validated on"),
-                      ("test_wells", "tested on")):
-        wells = config.get(key)
-        if isinstance(wells, (list, tuple)) and wells:
-            shown = ", ".join(_well_text(w) for w in wells[:6]) + (f" and {len(wells) - 6} more" if len(wells) > 6
-                                                                    else "")
-            parts.append(f"{verb} {shown}")
+    if isinstance(train, (list, tuple)) and train:
+        parts.append(f"Trained on {_listed(train)}")
+    blocks = _validation_blocks(config)
+    if isinstance(val, (list, tuple)) and val:
+        parts.append(f"validated on {_listed(val)}")
+    elif blocks:
+        parts.append(f"early stopping watched the held-out blocks {blocks}")
+    if isinstance(test, (list, tuple)) and test:
+        parts.append("no test wells (the scores are in-sample, on the training intervals)" if list(test) == list(
+            train or []) else f"tested on {_listed(test)}")
     if not parts:
         return ""
     text = "; ".join(parts) + "."

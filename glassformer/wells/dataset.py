@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data import common_depth_unit, curve_name, read_wells, state_units, with_requested_names
+from ..data import common_depth_unit, curve_name, names_depth, read_wells, state_units, with_requested_names
 from ..errors import DataFileError, InputError
 from .checks import check_wells
 from .splits import _forecast_part, check_training_logs
@@ -260,7 +260,7 @@ def _check_units_named(units, logs: dict) -> None:
     """Refuse a ``--unit CURVE=UNIT`` whose curve is in none of the wells (a typing error, not a unit)."""
     every = [g for gs in logs.values() for g in gs]
     for curve, unit in (units or {}).items():
-        if every and not any(g.key_of(curve) in g.curves for g in every):
+        if every and not any(g.key_of(curve) in g.curves or names_depth(g, curve) for g in every):
             state_units(every[0], {curve: unit})       # raises CurveNotFoundError listing the curves
 
 

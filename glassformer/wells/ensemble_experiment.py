@@ -154,7 +154,7 @@ class EnsembleExperiment:
                               *([f"the interval {self.validation_depth[0]:g}-{self.validation_depth[1]:g} of the "
                                  "training wells"] if self.validation_depth is not None else [])])
         metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
-                                                   "log10 mD" if wm.log_target else "mD")
+                                                   "log10 mD" if wm.log_target else "mD", out)
         metrics["seconds_total"] = time.perf_counter() - self.started_
         config = {"title": self.title, "well_model": first.to_dict(), "model": first.model_.get_params(),
                   "baselines": first.baseline_settings(),

@@ -146,7 +146,7 @@ class WellExperiment:
         metrics = _metrics(fitted, runs, self.title, seeds, train_metrics, test_metrics, self.attribution, split)
         metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
         metrics["verdict"] = verdict(metrics["comparison"]["table"], unit, the_split(split))
-        metrics["recommendation"] = recommend_model(fitted, self.train_logs, self.val_logs, unit)
+        metrics["recommendation"] = recommend_model(fitted, self.train_logs, self.val_logs, unit, out)
         span = validation_span(self.train_logs, self.val_logs, [*fitted.input_names, fitted.target_name],
                                validation=fitted.validation, fraction=fitted.validation_fraction,
                                window=fitted.window)

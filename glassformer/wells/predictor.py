@@ -55,11 +55,33 @@ def _checksum(model_dir) -> dict:
     folder = Path(model_dir)
     found = next((f / "model.json" for f in (folder, folder / "model") if (f / "model.json").is_file()), None)
     if found is None:
-        raise ModelFileError(f"{model_dir}: no model found (expected model.json there or in model/)")
+        raise ModelFileError(f"{model_dir}: no model found (expected model.json there or in model/)"
+                             + _cv_hint(folder))
     try:
         return json.loads(found.read_text(encoding="utf-8"))["checksum"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ModelFileError(f"{found}: no readable checksum ({type(exc).__name__}: {exc})") from None
+
+
+def _cv_hint(folder: Path) -> str:
+    """Why a cross-validation run folder has no model, and what writes one ("" for any other folder)."""
+    try:
+        command = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("command")
+    except (OSError, ValueError, AttributeError):
+        return ""
+    if command != "cv":
+        return ""
+    return ("; this is a cross-validation run (glassformer cv), which scores models fitted per fold and keeps no "
+            "fitted model: glassformer train --data ... --out RUN writes one, then predict with --model RUN")
+
+
+def canonical_model_name(use: str | None, names) -> str | None:
+    """The name in ``names`` that ``use`` (``--use``) means, compared without case and extra blanks
+    (``"Gradient  Boosting"`` means ``"gradient boosting"``); ``use`` itself when none does, None for None."""
+    if use is None:
+        return None
+    key = " ".join(str(use).split()).lower()
+    return next((n for n in names if " ".join(str(n).split()).lower() == key), key)
 
 
 class Predictor:
@@ -101,7 +123,8 @@ class Predictor:
         ----------
         model_dir : str or Path
         use : str, optional
-            Predict with this model of the run, by its name in the run's tables (``--use``).
+            Predict with this model of the run, by its name in the run's tables (``--use``; any case, blanks
+            beyond single spaces ignored).
         every : bool, default False
             Load every model the run saved (``--all``; also needed for ``use`` other than the transformer).
         checksum : dict, optional
@@ -119,7 +142,9 @@ class Predictor:
         if checksum is not None and identity != checksum:
             raise ModelFileError(f"{model_dir}: the model files changed since the batch was planned (their checksum "
                                  "differs); predict again with the same --model")
+        use = canonical_model_name(use, ("transformer",))
         wm, ensemble = _read(model_dir, ensemble_file, every_model=bool(every or (use not in (None, "transformer"))))
+        use = canonical_model_name(use, wm.model_names())
         if use is not None and use not in wm.model_names():
             raise InputError(f"--use {use!r}: the run in {model_dir} has no such model; it has: "
                              f"{', '.join(wm.model_names())}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import math
+import shlex
 
 from .evaluation import evaluate_split
 from .splits import choose_validation
@@ -21,7 +22,7 @@ from .splits import choose_validation
 __all__ = ["recommend_model", "recommendation"]
 
 
-def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD") -> dict:
+def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD", run_folder=None) -> dict:
     """The recommendation of a fitted well model, as plain data.
 
     Parameters
@@ -30,6 +31,7 @@ def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD") -> dict
     train_logs : the training logs it was fitted on (cut to their intervals).
     val_logs : the validation logs it was given, if any (else ``wm.validation`` chose the blocks).
     unit : the RMSE's unit, for the sentence.
+    run_folder : the run folder (``--out``) the sentence's predict command names; a placeholder when None.
 
     Returns
     -------
@@ -47,11 +49,12 @@ def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD") -> dict
         scored = copy.copy(wm)
         scored.fit_baselines(fit_logs)
     _, metrics = evaluate_split(scored, held, "validation")
-    return recommendation({name: m["rmse"] for name, m in metrics.items()}, how["method"], unit)
+    return recommendation({name: m["rmse"] for name, m in metrics.items()}, how["method"], unit, run_folder)
 
 
-def recommendation(rmse: dict, validation: str, unit: str = "log10 mD") -> dict:
-    """The model of lowest validation RMSE among ``rmse`` (name -> RMSE or None), in words.
+def recommendation(rmse: dict, validation: str, unit: str = "log10 mD", run_folder=None) -> dict:
+    """The model of lowest validation RMSE among ``rmse`` (name -> RMSE or None), in words; the predict
+    command it gives names ``run_folder`` (shell-quoted) when given.
 
     Returns ``{"model", "validation_rmse", "validation", "text"}`` as :func:`recommend_model`.
     """
@@ -60,10 +63,11 @@ def recommendation(rmse: dict, validation: str, unit: str = "log10 mD") -> dict:
         return {"model": None, "validation_rmse": {}, "validation": validation,
                 "text": "No model is recommended: no model has a validation RMSE."}
     best = min(rmse, key=rmse.get)
+    folder = shlex.quote(str(run_folder)) if run_folder is not None else "<this run's folder>"
     others = sorted((v, n) for n, v in rmse.items() if n != best)
     runner = f"; next, the {others[0][1]} with {others[0][0]:.3f}" if others else ""
     text = (f"Recommended model: the {best}, with the lowest RMSE on the validation data ({rmse[best]:.3f} {unit}"
             f"{runner}); validation: {validation}, which no model was fitted on for this choice. "
-            f"Write its curve with: glassformer predict --model <this run's folder> --data WELL --out "
+            f"Write its curve with: glassformer predict --model {folder} --data WELL --out "
             f"WELL_pred.las --use \"{best}\".")
     return {"model": best, "validation_rmse": rmse, "validation": validation, "text": text}
