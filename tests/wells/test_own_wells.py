@@ -404,3 +404,44 @@ def test_units_taken_from_the_model_are_written_into_a_las_output_only(model, ma
     said = "no unit in the file for PHIF, VSH; taken to be the units the model was trained on (PHIF in V/V"
     assert said in " ".join(lasio.read(str(tmp_path / "p.las")).other.split())
     assert not (tmp_path / "p.csv").read_text().startswith("#")                       # a plain table
+
+
+def _constant_perm_well(path, n, seed, perm):
+    """A teaching well whose permeability column is ``perm`` (a scalar, or an array) at every depth."""
+    _teaching_well(path, n, seed)
+    table = pd.read_csv(path)
+    table["Perm (mD)"] = perm
+    table.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("how", ["train", "cv", "ensemble"])
+def test_a_constant_target_is_refused_before_training(tmp_path, capsys, how):
+    a = _constant_perm_well(tmp_path / "ca.csv", 120, 1, 50.0)
+    b = _constant_perm_well(tmp_path / "cb.csv", 120, 2, 50.0)
+    test = _teaching_well(tmp_path / "t.csv", 80, 3)
+    capsys.readouterr()
+    if how == "cv":
+        code = main(["cv", "--data", str(a), "--data", str(b), "--inputs", "Por", "--target", "Perm", "--window", "8",
+                     "--out", str(tmp_path / "run"), *TINY[:-2]])
+    else:
+        code = _train([a, b], tmp_path / "run", "--test-data", str(test), "--log-target",
+                      *(["--ensemble", "2"] if how == "ensemble" else []))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "target curve PERM is constant over the training wells (" in err and "log10 PERM is 1.699" not in err
+    assert "it is 50 at all" in err and "train on wells where it varies" in err
+    named = [str(w) in err for w in (a, b)]
+    assert all(named) if how != "cv" else any(named)               # cv: the first fold's training well
+    assert not (tmp_path / "run" / "metrics.json").exists()
+
+
+def test_a_target_all_at_or_below_the_log_floor_is_refused(tmp_path, capsys):
+    floor = _constant_perm_well(tmp_path / "f.csv", 120, 1, np.linspace(0.0, 0.001, 120))   # 0 .. the floor
+    capsys.readouterr()
+    assert _train([floor], tmp_path / "run", "--log-target") == 2
+    err = capsys.readouterr().err
+    assert (f"target curve PERM is constant over the training wells ({floor}): every value lies at or below the "
+            "0.001 mD floor of --log-target (range 0 to 0.001), so log10 PERM is -3 everywhere") in err
+    # without --log-target the same values vary, and the well trains
+    assert _train([floor], tmp_path / "raw") == 0
