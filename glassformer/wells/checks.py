@@ -22,6 +22,8 @@ compares a well with that record before anything is predicted:
   wrong header (:func:`check_percent_range`), and so is a curve without a unit whose values all
   lie in [0, 1] given to a model trained on percent: both are refused;
 * a curve without a unit is taken to be in the unit the model was trained on, and a warning says so;
+  one whose median exceeds 1 for a model trained on a fraction looks like percent and is refused
+  (:func:`~glassformer.wells.scale_checks.fraction_looks_like_percent`): ``--unit CURVE=%`` converts it;
 * an input stated in v/v for a model trained on % (or the reverse) is converted (x 100 or / 100) and
   a note says so (:func:`convert_units`); units that cannot be converted stay refused;
 * a curve without a stated unit whose values all lie in [0, 1] beside one (another well, or the
@@ -349,7 +351,9 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
         input without a unit in [0, 1] for a model whose unitless training range reaches above 1.5,
         or the reverse; an input stated as a fraction outside [0, 1]
         (:func:`check_fraction_range`); an input stated in percent, or without a unit for a model
-        trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`).
+        trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`); an input
+        without a unit whose median exceeds 1 for a model trained on a fraction
+        (:func:`~glassformer.wells.scale_checks.fraction_looks_like_percent`).
     DepthError
         Depth positions and a depth unit other than the model's, without ``depth_unit``.
     """

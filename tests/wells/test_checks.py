@@ -54,11 +54,20 @@ def test_percent_porosity_for_a_fraction_model_is_converted(record):
     with pytest.raises(DataFileError, match=r"^f1a_percent.las: curve PHIF is in % \(percent\) but the model was "
                                             r"trained on unitless \(fraction\); convert the curve to unitless first"):
         check_inputs(ratio, pct)                            # a unit that is not v/v: not converted, still refused
-    # unlabelled (a CSV): not refused, but never silent: every sample flagged, and a warning on the values
-    unlabelled = _log("A", a.depth, 100 * a.curve("PHIF"), unit="", source="f1a.csv")
-    check = check_inputs(rec, unlabelled)
+    # unlabelled (a CSV) and percent-like (median above 1) for a v/v model: refused, naming the values and the fix
+    phi = 100 * a.curve("PHIF")
+    unlabelled = _log("A", a.depth, phi, unit="", source="f1a.csv")
+    with pytest.raises(DataFileError, match=rf"^f1a.csv: curve PHIF has no unit and looks like percent \(median "
+                                            rf"{np.median(phi):.4g}, range {phi.min():.4g} to {phi.max():.4g}\), but "
+                                            r"the model was trained on V/V \(a fraction, 0 to 1\); pass --unit PHIF=% "
+                                            r"to convert it, or convert the file's PHIF to V/V$"):
+        check_inputs(rec, unlabelled)
+    with pytest.raises(DataFileError, match=r"^f1a.csv: curve PHIF is in unitless and looks like percent"):
+        check_inputs(rec, _log("A", a.depth, phi, unit="unitless", source="f1a.csv"))   # not held to [0, 1]
+    # a stated unit of no known kind is not refused here; it is warned about, twice over
+    check = check_inputs(rec, _log("A", a.depth, phi, unit="p.u.x", source="f1a.csv"))
     assert check.n_flagged == len(a) and check.counts["PHIF"] == len(a)
-    assert any("looks like percent" in w for w in check.warnings)
+    assert any("looks like percent; convert it first" in w for w in check.warnings)
 
 
 def test_feet_for_a_depth_position_model_refused_or_converted(record):
