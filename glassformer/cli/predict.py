@@ -67,8 +67,10 @@ def predict(**_options):
     training wells' target (mD for permeability; log10 of it too when the model was trained with
     --log-target).  A run trained with
     --ensemble or --core adds P10, P50 and P90 (calibrated), and the prediction is the P50.
-    Each well is checked first: an input in a unit of another kind than the model's (porosity
-    in % for a v/v model) and a v/v curve outside [0, 1] are refused, a different sample step is
+    Each well is checked first: v/v and % stated in a header are converted to the model's unit;
+    an input in a unit of another kind that cannot be converted, a v/v curve outside [0, 1] and a
+    porosity without a unit whose values look like percent for a v/v model (--unit POR=% converts
+    it) are refused, a gap-free run shorter than the model's window is warned about, a different sample step is
     warned about (--resample predicts on the model's step instead), and every depth
     whose inputs lie outside the training range (0.5-99.5 percentiles) is flagged in a curve
     <TARGET>_OOR (1 outside, 0 inside) and counted.  The warnings and counts are written into

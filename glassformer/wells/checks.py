@@ -12,6 +12,9 @@ compares a well with that record before anything is predicted:
   only the sample step matters;
 * a sample step more than 5 % from the training step is warned about: a window of ``T`` samples
   then spans another length of rock;
+* a gap-free run of the inputs shorter than the model's window ``T`` is warned about
+  (:func:`short_run_warnings`): it is predicted with one shorter window, which the transformer never
+  saw in training;
 * every sample with an input outside the training range is flagged (``out_of_range``), and the
   count is reported per input;
 * a curve whose unit says it is a volume fraction (v/v, frac, dec: porosity, shale volume, water
@@ -22,6 +25,8 @@ compares a well with that record before anything is predicted:
   wrong header (:func:`check_percent_range`), and so is a curve without a unit whose values all
   lie in [0, 1] given to a model trained on percent: both are refused;
 * a curve without a unit is taken to be in the unit the model was trained on, and a warning says so;
+  one whose median exceeds 1 for a model trained on a fraction looks like percent and is refused
+  (:func:`~glassformer.wells.scale_checks.fraction_looks_like_percent`): ``--unit CURVE=%`` converts it;
 * an input stated in v/v for a model trained on % (or the reverse) is converted (x 100 or / 100) and
   a note says so (:func:`convert_units`); units that cannot be converted stay refused;
 * a curve without a stated unit whose values all lie in [0, 1] beside one (another well, or the
@@ -43,6 +48,7 @@ import numpy as np
 
 from ..data import WellLog
 from ..data.units import volume_fraction_kind
+from ..data.windows import contiguous_runs
 from ..errors import DataFileError, DepthError
 from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_range, check_percent_range,
                            check_unitless_record, check_unitless_scales, convert_units,
@@ -50,8 +56,10 @@ from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_ran
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
            "check_inputs", "check_percent_range", "check_unitless_scales", "check_wells", "convert_depth",
-           "convert_units", "PERCENT_ABOVE", "logs_target_unit", "target_unit",
+           "convert_units", "PERCENT_ABOVE", "logs_target_unit", "short_run_warnings", "target_unit",
            "training_record"]
+#: Short runs listed by depth in a merged warning; the rest are counted.
+SHORT_RUNS_LISTED = 3
 
 #: Metres per international foot.
 FEET_TO_METRES = 0.3048
@@ -249,6 +257,47 @@ def _check_step(record: dict, log, window: int | None) -> list:
             f"{trained:.4g} {model_unit}{span}"]
 
 
+def short_run_warnings(log, names, window: int | None) -> list:
+    """One warning when a gap-free run of inputs ``names`` in ``log`` is shorter than ``window`` samples.
+
+    The model predicts such a run with one window as long as the run (``WellModel.windows``), a
+    length the transformer never saw in training, and its values there shift; the tree models
+    predict depth by depth and do not care.
+
+    Parameters
+    ----------
+    log : WellLog (its curves named as ``names``)
+    names : the model's input mnemonics; a depth where any is missing ends a run
+    window : the model's window ``T`` in samples; None or 0 checks nothing
+
+    Returns
+    -------
+    list of str
+        ``[]``, or one line naming the file, the run's sample count and depths (the first
+        :data:`SHORT_RUNS_LISTED` runs, the rest counted, when several are short) and the window.
+    """
+    if not window or not len(log):
+        return []
+    complete = np.isfinite(log.matrix(list(names)).astype(np.float64)).all(axis=1)
+    short = [(a, b) for a, b in contiguous_runs(complete) if b - a < window]
+    if not short:
+        return []
+    unit = log.depth_unit
+
+    def run(a, b):
+        return f"{b - a} sample{'s' if b - a > 1 else ''} at {log.depth[a]:g}-{log.depth[b - 1]:g} {unit}"
+
+    why = ("the transformer sees shorter windows than it was trained on; its values there are less reliable than "
+           "the tree models'")
+    if len(short) == 1:
+        return [f"{where(log)}: {run(*short[0])}, fewer than the model's window of {window}: {why}"]
+    listed = ", ".join(run(a, b) for a, b in short[:SHORT_RUNS_LISTED])
+    more = f" and {len(short) - SHORT_RUNS_LISTED} more" if len(short) > SHORT_RUNS_LISTED else ""
+    total = sum(b - a for a, b in short)
+    return [f"{where(log)}: {len(short)} gap-free runs ({total} samples: {listed}{more}) are shorter than the "
+            f"model's window of {window}: {why}"]
+
+
 def _flag_ranges(record: dict, log):
     names = list(record["inputs"])
     X = log.matrix(names).astype(np.float64)
@@ -332,10 +381,12 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     depth_unit : {"m", "ft"} or None
         Convert the well's depths to this unit first (the user asked for it).
     window : int, optional
-        The model's window, to say how long it is in depth when the step differs.
+        The model's window, to say how long it is in depth when the step differs, and to warn about
+        gap-free runs shorter than it (:func:`short_run_warnings`).
     check_step : bool, default True
-        Warn when the well's sample step differs from the training step; False when the well is
-        to be resampled onto the model's step anyway.
+        Warn when the well's sample step differs from the training step, and about runs shorter than
+        ``window``; False when the well is to be resampled onto the model's step anyway (the caller
+        then checks the runs of the resampled well).
 
     Returns
     -------
@@ -349,7 +400,9 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
         input without a unit in [0, 1] for a model whose unitless training range reaches above 1.5,
         or the reverse; an input stated as a fraction outside [0, 1]
         (:func:`check_fraction_range`); an input stated in percent, or without a unit for a model
-        trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`).
+        trained on percent, whose values all lie in [0, 1] (:func:`check_percent_range`); an input
+        without a unit whose median exceeds 1 for a model trained on a fraction
+        (:func:`~glassformer.wells.scale_checks.fraction_looks_like_percent`).
     DepthError
         Depth positions and a depth unit other than the model's, without ``depth_unit``.
     """
@@ -366,6 +419,7 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
     log, notes = _check_depth(record, log, positions, depth_unit)
     notes = [*converted, *notes]
     warnings += _check_step(record, log, window) if check_step else []
+    warnings += short_run_warnings(log, list(record["inputs"]), window) if check_step else []
     flag, counts, X = _flag_ranges(record, log)
     warnings += fraction_looks_like_percent(record, log, X)
     return InputCheck(log, notes, warnings, flag, counts, assumed=_assumed_units(record, log))

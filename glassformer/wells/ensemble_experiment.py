@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..reporting import say
 from ..runs import RunResult, run_experiment
 from .baselines import BLEND, blend
+from .checks import short_run_warnings
 from .ensemble import assemble_ensemble, fit_member, member_seeds, member_tasks
 from .evaluation import COLUMN
 from .model import WellModel
@@ -156,13 +157,17 @@ class EnsembleExperiment:
         metrics["recommendation"] = recommendation({n: m["rmse"] for n, m in validated.items()}, where,
                                                    "log10 mD" if wm.log_target else "mD", out)
         metrics["seconds_total"] = time.perf_counter() - self.started_
+        # test wells scored with windows shorter than the model's, as predict warns of them
+        short = [w for g in test_logs for w in short_run_warnings(g, first.input_names, first.window)]
+        if short:
+            metrics["note"] = " ".join(f"{line}." for line in short)
         config = {"title": self.title, "well_model": first.to_dict(), "model": first.model_.get_params(),
                   "baselines": first.baseline_settings(),
                   "ensemble": {"members": len(ens), "seeds": ens.info["seeds"]},
                   "train_wells": [g.name for g in self.train_logs], "validation_wells": [g.name for g in val_logs],
                   "test_wells": [g.name for g in test_logs], **(self.config or {})}
         show = test_logs[0]
-        return RunResult(metrics=metrics, config=config, predictions=rows,
+        return RunResult(metrics=metrics, config=config, predictions=rows, warnings=short,
                          tables=[*summary_lines(metrics), metrics["recommendation"]["text"]],
                          figures={"history": first.model_.history_, "depth_unit": show.depth_unit,
                                   "title": self.title},

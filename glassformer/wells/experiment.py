@@ -26,7 +26,7 @@ from ..models import LSTMRegressor, SequenceRegressor
 from ..parallel import SerialEngine
 from ..reporting import say
 from ..runs import RunResult, file_slug, run_experiment
-from .checks import target_unit
+from .checks import short_run_warnings, target_unit
 from .evaluation import COLUMN, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
 from .recommend import recommend_model
@@ -153,8 +153,13 @@ class WellExperiment:
         if span is not None:
             metrics["validation_span"] = {**span, "warnings": span_warnings(span)}
         small = (getattr(fitted, "validation_", None) or {}).get("small_data") or []
-        if small:                               # under the report's headline, in the summary, and in config.json
-            metrics["note"] = " ".join(f"{line[0].upper()}{line[1:]}." for line in small)
+        # test wells scored with windows shorter than the model's, as predict warns of them (each line
+        # begins with a file name, never capitalised)
+        short = [w for g in self.test_logs for w in short_run_warnings(g, fitted.input_names, fitted.window)]
+        if small or short:                      # under the report's headline, in the summary, and in config.json
+            metrics["note"] = " ".join([*(f"{line[0].upper()}{line[1:]}." for line in small),
+                                        *(f"{line}." for line in short)])
+        small = [*small, *short]
         tables = [format_comparison_table(metrics, unit)]
         if len(metrics["per_well"]) > 1:
             tables.append(format_per_well_table(metrics["per_well"], unit))

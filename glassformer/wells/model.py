@@ -239,8 +239,9 @@ class WellModel(BaseEstimator):
         Raises
         ------
         DataFileError
-            No training depth with every input, no target value, no gap-free run as long as
-            ``window``, or an input in different units in two training wells.
+            No training depth with every input, no target value, a target constant over the training
+            wells (also when all of it lies at or below ``floor_mD`` with ``log_target``), no gap-free run
+            as long as ``window``, or an input in different units in two training wells.
         DivergenceError
             Training diverged (the regressor keeps its last good parameters; call
             :meth:`fit_baselines` to save a usable model anyway).
@@ -323,10 +324,33 @@ class WellModel(BaseEstimator):
             raise DataFileError(f"no training depth has all inputs {self.input_names} present")
         if not np.isfinite(y).any():
             raise DataFileError(f"no training depth has the target {self.target_name}")
+        self._refuse_constant_target(logs, y)
         self.training_data_ = training_record(logs, self.input_names, self.target_name)   # predictions checked against it
         self.x_scaler_ = MinMaxScaler().fit(X[ok])
         # Standard scaling of the target puts the (log) permeability at unit scale for the model.
         self.y_scaler_ = StandardScaler().fit(y[np.isfinite(y)][:, None])
+
+    def _refuse_constant_target(self, logs, y) -> None:
+        """Raise DataFileError when the target (in model units) takes one value at every training depth.
+
+        A constant target teaches nothing, and every score on it reads perfect (a validation RMSE of 0):
+        refused before anything is trained, naming the curve, the wells and the value (with
+        ``log_target``, also when every value lies at or below ``floor_mD``).
+        """
+        values = y[np.isfinite(y)]
+        if values.size == 0 or np.any(values != values[0]):
+            return
+        raw = np.concatenate([np.asarray(g.curve(self.target_name), dtype=np.float64) for g in logs])
+        raw = raw[np.isfinite(raw)]
+        wells = ", ".join(dict.fromkeys(g.source or g.name for g in logs))
+        if self.log_target and np.any(raw != raw[0]):
+            value = (f"every value lies at or below the {self.floor_mD:g} mD floor of --log-target (range "
+                     f"{raw.min():.4g} to {raw.max():.4g}), so log10 {self.target_name} is {values[0]:.4g} everywhere")
+        else:
+            value = f"it is {raw[0]:.6g} at all {raw.size} training samples with a value"
+        raise DataFileError(f"target curve {self.target_name} is constant over the training wells ({wells}): {value}; "
+                            "nothing can be learned from it and every score would read perfect; train on wells "
+                            "where it varies")
 
     def _training_windows(self, logs):
         stride = self.stride or default_stride(self.window, logs)          # shorter on short wells

@@ -35,7 +35,7 @@ from .. import io
 from ..data import describe_use, read_well, state_units, with_requested_names, write_las
 from ..errors import InputError, ShapeError
 from .baselines import BLEND, blend
-from .checks import STEP_TOLERANCE, check_inputs, target_unit
+from .checks import STEP_TOLERANCE, check_inputs, short_run_warnings, target_unit
 from .evaluation import COLUMN
 from .predictor import Predictor
 from .resample import interpolate_onto, resample_log
@@ -353,6 +353,8 @@ def predict_well(model, path, out_path, *, depth_range: tuple | None = None, ove
         used = found.log
     grid, note = _onto_model_step(wm, used) if resample else (None, None)
     notes += [note] if note else []
+    if resample and found is not None:            # the runs the model sees are those of the well it predicts
+        found.warnings += short_run_warnings(used if grid is None else grid, wm.input_names, wm.window)
     header = [*([note] if note else []), *(found.warnings if found is not None else [])]   # into the output too
     if found is not None and out.suffix.lower() == ".las":      # a CSV stays a plain table when only units were assumed
         header += found.assumed

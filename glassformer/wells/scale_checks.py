@@ -35,13 +35,42 @@ def where(log) -> str:
 
 
 def fraction_looks_like_percent(record: dict, log, X) -> list:
-    """A fraction (v/v) cannot exceed 1: an unlabelled curve whose values do looks like percent."""
+    """Refuse an input whose median exceeds 1 where the model was trained on a fraction (v/v): it looks like percent.
+
+    Parameters
+    ----------
+    record : the model's training record (``glassformer.wells.checks.training_record``)
+    log : WellLog, its curves renamed to the model's inputs and converted where the file states % or v/v
+    X : ndarray (n_samples, n_inputs), the inputs of ``log`` in the record's order
+
+    Returns
+    -------
+    list of str
+        A warning per such curve whose unit the file states, of a kind not known to be a fraction
+        or percent (``_check_units`` warns about the unit string too).
+
+    Raises
+    ------
+    DataFileError
+        Such a curve without a unit in the file, or with one that reads as a fraction (UNITLESS, ``1``,
+        ``-``: not held to [0, 1]); the message names the file, the curve, its median and range, and the
+        fix (``--unit CURVE=%`` converts it, or convert the file).  A curve whose file states % is
+        converted before this check and never reaches it.
+    """
     out = []
     for j, (name, info) in enumerate(record["inputs"].items()):
         col = X[:, j][np.isfinite(X[:, j])]
-        if info.get("kind") == "fraction" and col.size and np.median(col) > 1.0:
+        if not (info.get("kind") == "fraction" and col.size and np.median(col) > 1.0):
+            continue
+        mine = str(log.units.get(name, "")).strip()
+        seen = f"(median {np.median(col):.4g}, range {col.min():.4g} to {col.max():.4g})"
+        if mine and volume_fraction_kind(mine) != "fraction":
             out.append(f"{where(log)}: curve {name} has a median of {np.median(col):.4g}, but the model was trained "
                        f"on {info['unit']} (a fraction, 0 to 1): the curve looks like percent; convert it first")
+            continue
+        raise DataFileError(f"{where(log)}: curve {name} {_said(mine)} and looks like percent {seen}, but the model "
+                            f"was trained on {info['unit']} (a fraction, 0 to 1); pass --unit {name}=% to convert it, "
+                            f"or convert the file's {name} to {info['unit']}")
     return out
 
 

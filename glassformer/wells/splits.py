@@ -334,7 +334,18 @@ def span_warnings(span: dict | None) -> list:
         share = c.get("share_inside")
         if share is not None and share < span["threshold"]:
             lo, hi = c["validation_range"]
-            out.append(f"the validation data do not span the training data in {curve}: only {share:.0%} of the "
-                       f"training samples lie inside the validation range {lo:.4g} to {hi:.4g} (threshold "
-                       f"{span['threshold']:.0%}): early stopping never sees values like the other {1 - share:.0%}")
+            digits = _digits_below(share, span["threshold"])
+            out.append(f"the validation data do not span the training data in {curve}: only {share:.{digits}%} of "
+                       f"the training samples lie inside the validation range {lo:.4g} to {hi:.4g} (threshold "
+                       f"{span['threshold']:.0%}): early stopping never sees values like the other "
+                       f"{1 - share:.{digits}%}")
     return out
+
+
+def _digits_below(share: float, threshold: float) -> int:
+    """Decimals of a percentage that keep ``share`` (below ``threshold``) from printing as the threshold itself:
+    0 for 0.78 ("78%"), 1 for 0.799 ("79.9%"), 2 for 0.7996 ("79.96%"); at most 6."""
+    digits = 0
+    while digits < 6 and round(100 * share, digits) >= round(100 * threshold, digits):
+        digits += 1
+    return digits

@@ -54,11 +54,20 @@ def test_percent_porosity_for_a_fraction_model_is_converted(record):
     with pytest.raises(DataFileError, match=r"^f1a_percent.las: curve PHIF is in % \(percent\) but the model was "
                                             r"trained on unitless \(fraction\); convert the curve to unitless first"):
         check_inputs(ratio, pct)                            # a unit that is not v/v: not converted, still refused
-    # unlabelled (a CSV): not refused, but never silent: every sample flagged, and a warning on the values
-    unlabelled = _log("A", a.depth, 100 * a.curve("PHIF"), unit="", source="f1a.csv")
-    check = check_inputs(rec, unlabelled)
+    # unlabelled (a CSV) and percent-like (median above 1) for a v/v model: refused, naming the values and the fix
+    phi = 100 * a.curve("PHIF")
+    unlabelled = _log("A", a.depth, phi, unit="", source="f1a.csv")
+    with pytest.raises(DataFileError, match=rf"^f1a.csv: curve PHIF has no unit and looks like percent \(median "
+                                            rf"{np.median(phi):.4g}, range {phi.min():.4g} to {phi.max():.4g}\), but "
+                                            r"the model was trained on V/V \(a fraction, 0 to 1\); pass --unit PHIF=% "
+                                            r"to convert it, or convert the file's PHIF to V/V$"):
+        check_inputs(rec, unlabelled)
+    with pytest.raises(DataFileError, match=r"^f1a.csv: curve PHIF is in unitless and looks like percent"):
+        check_inputs(rec, _log("A", a.depth, phi, unit="unitless", source="f1a.csv"))   # not held to [0, 1]
+    # a stated unit of no known kind is not refused here; it is warned about, twice over
+    check = check_inputs(rec, _log("A", a.depth, phi, unit="p.u.x", source="f1a.csv"))
     assert check.n_flagged == len(a) and check.counts["PHIF"] == len(a)
-    assert any("looks like percent" in w for w in check.warnings)
+    assert any("looks like percent; convert it first" in w for w in check.warnings)
 
 
 def test_feet_for_a_depth_position_model_refused_or_converted(record):
@@ -183,3 +192,34 @@ def test_a_model_trained_on_unitless_percent_refuses_a_fraction_well_and_the_rev
                                             r"beside a fraction one"):
         check_inputs(frac_model, _log("P", depth, 100 * phi, unit="", source="p.csv"))
     assert check_inputs(frac_model, fraction).counts == {"PHIF": 2, "VSH": 0}   # same scale: only the two ends beyond 0.5-99.5
+
+
+def test_a_well_shorter_than_the_window_is_warned_about(record):
+    rec, (a, _) = record
+    short = _log("S", 5030.0 + 0.25 * np.arange(12), a.curve("PHIF")[:12], source="short.csv")
+    rec = {**rec, "step": 0.25}                                  # the step matches: the run is the only warning
+    (warning,) = check_inputs(rec, short, window=16).warnings
+    assert warning == ("short.csv: 12 samples at 5030-5032.75 m, fewer than the model's window of 16: the "
+                       "transformer sees shorter windows than it was trained on; its values there are less reliable "
+                       "than the tree models'")
+    assert not check_inputs(rec, short, window=12).warnings          # as long as the window: nothing to say
+    assert not check_inputs(rec, short, window=16, check_step=False).warnings   # resampled: checked by the caller
+
+
+def test_short_runs_between_gaps_are_merged_into_one_line(record):
+    rec, (a, _) = record
+    phi = a.curve("PHIF")[:40].copy()
+    # runs (sample index): 0-19 (20, long enough), 21-25 (5), 27-29 (3), 31-34 (4), 36-37 (2); 38-39 missing
+    phi[[20, 26, 30, 35, 38, 39]] = np.nan
+    gappy = _log("G", 100.0 + 0.5 * np.arange(40), phi, source="gappy.csv")
+    (warning,) = check_inputs({**rec, "step": 0.5}, gappy, window=8).warnings
+    assert warning == ("gappy.csv: 4 gap-free runs (14 samples: 5 samples at 110.5-112.5 m, 3 samples at 113.5-114.5 "
+                       "m, 4 samples at 115.5-117 m and 1 more) are shorter than the model's window of 8: the "
+                       "transformer sees shorter windows than it was trained on; its values there are less reliable "
+                       "than the tree models'")
+    # a gap in VSH ends a run too: the runs are those of every input together
+    vsh = np.full(40, 0.3)
+    vsh[10] = np.nan
+    whole = _log("W", 100.0 + 0.5 * np.arange(40), a.curve("PHIF")[:40], vsh=vsh, source="w.csv")
+    (warning,) = check_inputs({**rec, "step": 0.5}, whole, window=16).warnings
+    assert warning.startswith("w.csv: 10 samples at 100-104.5 m, fewer than the model's window of 16")

@@ -404,3 +404,81 @@ def test_units_taken_from_the_model_are_written_into_a_las_output_only(model, ma
     said = "no unit in the file for PHIF, VSH; taken to be the units the model was trained on (PHIF in V/V"
     assert said in " ".join(lasio.read(str(tmp_path / "p.las")).other.split())
     assert not (tmp_path / "p.csv").read_text().startswith("#")                       # a plain table
+
+
+def _constant_perm_well(path, n, seed, perm):
+    """A teaching well whose permeability column is ``perm`` (a scalar, or an array) at every depth."""
+    _teaching_well(path, n, seed)
+    table = pd.read_csv(path)
+    table["Perm (mD)"] = perm
+    table.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("how", ["train", "cv", "ensemble"])
+def test_a_constant_target_is_refused_before_training(tmp_path, capsys, how):
+    a = _constant_perm_well(tmp_path / "ca.csv", 120, 1, 50.0)
+    b = _constant_perm_well(tmp_path / "cb.csv", 120, 2, 50.0)
+    test = _teaching_well(tmp_path / "t.csv", 80, 3)
+    capsys.readouterr()
+    if how == "cv":
+        code = main(["cv", "--data", str(a), "--data", str(b), "--inputs", "Por", "--target", "Perm", "--window", "8",
+                     "--out", str(tmp_path / "run"), *TINY[:-2]])
+    else:
+        code = _train([a, b], tmp_path / "run", "--test-data", str(test), "--log-target",
+                      *(["--ensemble", "2"] if how == "ensemble" else []))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "target curve PERM is constant over the training wells (" in err and "log10 PERM is 1.699" not in err
+    assert "it is 50 at all" in err and "train on wells where it varies" in err
+    named = [str(w) in err for w in (a, b)]
+    assert all(named) if how != "cv" else any(named)               # cv: the first fold's training well
+    assert not (tmp_path / "run" / "metrics.json").exists()
+
+
+def test_a_target_all_at_or_below_the_log_floor_is_refused(tmp_path, capsys):
+    floor = _constant_perm_well(tmp_path / "f.csv", 120, 1, np.linspace(0.0, 0.001, 120))   # 0 .. the floor
+    capsys.readouterr()
+    assert _train([floor], tmp_path / "run", "--log-target") == 2
+    err = capsys.readouterr().err
+    assert (f"target curve PERM is constant over the training wells ({floor}): every value lies at or below the "
+            "0.001 mD floor of --log-target (range 0 to 0.001), so log10 PERM is -3 everywhere") in err
+    # without --log-target the same values vary, and the well trains
+    assert _train([floor], tmp_path / "raw") == 0
+
+
+def test_a_well_shorter_than_the_window_is_predicted_with_a_warning_in_predict_and_train(tmp_path, capsys):
+    a = _teaching_well(tmp_path / "a.csv", 160, 1)
+    short = _teaching_well(tmp_path / "short.csv", 6, 2, top=1600.0)                  # 6 samples, window 8
+    expected = (f"{short}: 6 samples at 1600-1601.25 m, fewer than the model's window of 8: the transformer sees "
+                "shorter windows than it was trained on; its values there are less reliable than the tree models'")
+    # train --test-data: printed and recorded in metrics.json's note (under the report's headline)
+    assert _train([a], tmp_path / "run", "--test-data", str(short)) == 0
+    said = capsys.readouterr()
+    assert f"warning: {expected}" in said.out + said.err
+    assert expected + "." in json.loads((tmp_path / "run" / "metrics.json").read_text())["note"]
+    # predict: still predicted, and the warning is in the summary and the CSV's notes
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(tmp_path / "run"), "--data", str(short), "--out", str(out)]) == 0
+    said = capsys.readouterr()
+    assert "6 of 6 depths predicted" in said.out + said.err and f"warning: {expected}" in said.out + said.err
+    assert f"# glassformer predict: {expected}" in out.read_text().splitlines()
+    assert np.isfinite(pd.read_csv(out, comment="#")["PERM_PRED"]).all()
+
+
+def test_predict_refuses_a_unitless_percent_porosity_for_a_fraction_model(tmp_path, capsys):
+    vv = _teaching_well(tmp_path / "vv.csv", 160, 1, headers=("Depth (m)", "Por (v/v)", "Perm (mD)"), scale=1.0)
+    assert _train([vv], tmp_path / "run") == 0
+    bare = _teaching_well(tmp_path / "bare.csv", 80, 2, headers=("Depth (m)", "Por", "Perm (mD)"))   # % with no unit
+    phi = pd.read_csv(bare)["Por"].to_numpy()
+    capsys.readouterr()
+    out = tmp_path / "x.csv"
+    assert main(["predict", "--model", str(tmp_path / "run"), "--data", str(bare), "--out", str(out)]) == 2
+    assert (f"{bare}: curve POR has no unit and looks like percent (median {np.median(phi):.4g}, range "
+            f"{phi.min():.4g} to {phi.max():.4g}), but the model was trained on v/v (a fraction, 0 to 1); pass "
+            "--unit POR=% to convert it, or convert the file's POR to v/v") in capsys.readouterr().err
+    assert not out.exists()
+    # the fix the message gives: --unit POR=% converts it, as a % header would
+    assert main(["predict", "--model", str(tmp_path / "run"), "--data", str(bare), "--unit", "POR=%",
+                 "--out", str(out)]) == 0
+    assert "bare.csv: POR converted from % to v/v (/ 100) to match the model" in "".join(capsys.readouterr())

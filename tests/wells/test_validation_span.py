@@ -54,3 +54,21 @@ def test_the_report_puts_the_warnings_under_the_headline():
     assert len(notes) == 1 and notes[0].startswith("Warning: the validation data do not span")
     per_fold = _long_notes({"validation_span": {"held out T": {**span, "warnings": span_warnings(span)}}})
     assert per_fold[0].startswith("Warning (held out T): ")
+
+
+def _span(share: float, threshold: float = SPAN_THRESHOLD) -> dict:
+    return {"threshold": threshold, "curves": {"VSH": {"share_inside": share, "validation_range": [10.3, 62.4]}}}
+
+
+def test_a_share_at_the_threshold_is_not_flagged_and_one_below_never_prints_as_the_threshold():
+    # 8 of 10 training samples inside the validation range: exactly the threshold, which is no warning
+    train = _well("T", np.arange(10.0), np.arange(10.0))                  # values 0 .. 9
+    span = validation_span([train], [_well("V", [1.0, 8.0], [0.0, 9.0])], ["PHIF", "KLOGH"])
+    assert span["curves"]["PHIF"]["share_inside"] == 0.8 and span_warnings(span) == []
+    # below it: as many decimals as keep the printed share under the printed threshold
+    (one,) = span_warnings(_span(0.799))
+    assert "only 79.9% of the training samples" in one and "the other 20.1%" in one and "(threshold 80%)" in one
+    (two,) = span_warnings(_span(3998 / 5000))                              # 0.7996
+    assert "only 79.96% of the training samples" in two and "the other 20.04%" in two
+    (plain,) = span_warnings(_span(0.78))                                   # far enough below: whole percent
+    assert "only 78% of the training samples" in plain and "the other 22%" in plain
