@@ -32,6 +32,8 @@ VALIDATION_SHARE_LIMIT = 0.25
 #: (``glassformer cv``, PHIF, VSH, SW -> KLOGH, deepest 10 %), it flags every fold: holding out
 #: 15/9-F-11 B, PHIF 0.73 and KLOGH 0.79 (VSH 0.82, SW 0.84); holding out F-1 A or F-1 B, SW 0.74.
 SPAN_THRESHOLD = 0.8
+#: Validation blocks named in the sentence that describes them (the rest are counted).
+SHOWN_BLOCKS = 6
 
 
 def forecast_logs(logs, train_depth: tuple, test_depth: tuple | None = None, test_wells: Sequence = (), *,
@@ -268,7 +270,9 @@ def choose_validation(train_logs, val_logs, validation: str = "deepest", fractio
     fit_logs, held, blocks = deepest_blocks(train_logs, fraction, window)
     pct = f"{100 * fraction:g} %"
     used = "; ".join(f"{b['well']} {b['top']:g}-{b['base']:g} {b['depth_unit']}, {b['samples']} of {b['of_samples']} "
-                     f"samples ({100 * b['share']:.0f} %)" for b in blocks)
+                     f"samples ({100 * b['share']:.0f} %)" for b in blocks[:SHOWN_BLOCKS])
+    if len(blocks) > SHOWN_BLOCKS:      # a sentence, not a table: every block stays in the description's "blocks"
+        used += f"; and {len(blocks) - SHOWN_BLOCKS} more wells' blocks alike"
     method = (f"the deepest {pct} of each training interval, at least one window (contiguous depth blocks that the "
               f"networks do not train on: {used})" if blocks else
               f"none: no training interval is long enough to hold out its deepest {pct}")

@@ -42,6 +42,11 @@ def test_choose_validation_says_which():
     assert val == [] and how["method"].startswith("none")
     _, val, how = choose_validation([a, b], [], "deepest", 0.1, 8)
     assert [v.name for v in val] == ["A", "B"] and how["method"].startswith("the deepest 10 % of each training")
+    many = [_well(f"W{i}", 200, i) for i in range(8)]                  # a sentence names 6 blocks, counts the rest
+    _, val, how = choose_validation(many, [], "deepest", 0.1, 8)
+    assert len(val) == 8 and len(how["blocks"]) == 8
+    assert "W5 1090-1099.5 m" in how["method"] and "W6" not in how["method"]
+    assert how["method"].endswith("; and 2 more wells' blocks alike)")
 
 
 def test_the_networks_validate_on_the_blocks_not_on_random_windows():
