@@ -117,7 +117,7 @@ def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=N
     scale = attention_scale(q.shape[-1]) if scale is None else float(scale)
     for index in _pairs(q.shape, members):
         qp, kp, vp, gp, op = q[index], k[index], v[index], dout[index], o[index]
-        dqp, dkp, dvp = dq[index], dk[index], dv[index]                           # views: written in place
+        dqp = dq[index]                                           # a view: the blocks write into it
         allowed_p, bias_p = _of_pair(allowed, index), _of_pair(bias, index)
         k_t, v_t = transposed(kp, scale), transposed(vp)          # formed once for every block
         k_bound = key_bound(k_t)
@@ -128,8 +128,8 @@ def attention_blocks_backward(dout, q, k, v, o, allowed=None, bias=None, scale=N
             _, dk_b, dv_b = scaled_dot_product_attention_backward(gp[..., b, :], qp[..., b, :], kp, vp, A, scale,
                                                                   out=(dqp[..., b, :], None, None), v_t=v_t,
                                                                   o=op[..., b, :])
-            dkp += dk_b
-            dvp += dv_b
+            dk[index] += dk_b                                     # basic indexing: in place
+            dv[index] += dv_b
     return dq, dk, dv
 
 

@@ -107,7 +107,10 @@ def test_layer_norm(lead, d, affine, dtype, seed):
         layer.weight.data[...] = _data(seed + 2, d, 1.0, dtype)
         layer.bias.data[...] = _data(seed + 3, d, 1.0, dtype)
     x, g = _data(seed, (*lead, d), 3.0, dtype), _data(seed + 1, (*lead, d), 1.0, dtype)
-    both(layer, lambda m: (m(x), m.backward(g)), dtype)
+    # The input gradient is divided by each row's sd (rstd): rows of nearly equal values amplify
+    # rounding by that much in both tiers (with two features the exact gradient is 0, all rounding).
+    rstd = 1.0 / np.sqrt(np.var(x.astype(np.float64), axis=-1) + layer.eps)
+    both(layer, lambda m: (m(x), m.backward(g)), dtype, condition=max(1.0, float(rstd.max())))
 
 
 @SETTINGS

@@ -5,6 +5,7 @@ one-line errors, before anything is written."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -47,11 +48,14 @@ def _run(out, engine):
 
 
 def _without_times(value):
-    """``value`` without wall-clock times (the only numbers that may differ between two runs)."""
+    """Metrics without what differs between two runs of the same work: wall-clock times, and the run
+    folder that the recommended predict command names."""
     if isinstance(value, dict):
         return {k: _without_times(v) for k, v in value.items() if k not in ("seconds", "seconds_total", "train_s")}
     if isinstance(value, list):
         return [_without_times(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(r"--model \S+", "--model RUN", value)
     return value
 
 
