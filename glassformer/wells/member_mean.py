@@ -8,9 +8,10 @@ Blundell 2017).  On those wells, chosen by nested blind-well cross-validation am
 outer fold, and its held-out error was below the single fit's at both widths, so ``glassformer cv``
 predicts with it by default (``--members``).
 
-:func:`fit_member_mean` trains the members side by side (:func:`~glassformer.wells.fit_ensemble`
-with ``batched=True``, one ensemble path for every command), on the data ``WellModel.fit``
-prepares, so member 0 is the well model's own transformer fitted alone with the first seed.
+:func:`fit_member_mean` keeps the fitted well model's own transformer as member 0 and trains the
+others side by side (:func:`~glassformer.wells.fit_ensemble` with ``batched=True``, one ensemble path
+for every command) on the data ``WellModel.fit`` prepares, so each member is the well model fitted
+alone with its seed and none is trained twice.
 :class:`MemberMean` is a window regressor like the transformer it stands in for: the well model's
 ``predict_log``, the blend and every table use it unchanged.
 """
@@ -21,8 +22,9 @@ import tempfile
 
 import numpy as np
 
+from ..errors import InputError
 from .ensemble import fit_ensemble
-from .model import WellModel
+from .model import WellModel, with_seed
 
 __all__ = ["DEFAULT_MEMBERS", "MemberMean", "fit_member_mean"]
 
@@ -59,21 +61,33 @@ class MemberMean:
 
 
 def fit_member_mean(wm: WellModel, train_logs, seeds) -> MemberMean:
-    """The mean of ``len(seeds)`` transformers with ``wm``'s settings, trained side by side on ``train_logs``.
+    """The mean of ``len(seeds)`` transformers with ``wm``'s settings: ``wm``'s own, fitted on ``train_logs``
+    with ``seeds[0]``, and one more per further seed, trained side by side on the same windows.
 
-    ``wm`` is the (fitted or unfitted) well model whose transformer settings, windows, scalers and
-    early stopping the members share; it is not changed.  Only the transformers are trained (no
-    LSTM, no tree ensembles).
+    ``wm`` is a well model fitted on ``train_logs`` whose transformer drew from ``seeds[0]`` (member 0, so
+    it is not trained again); it is not changed.  Only the further transformers are trained (no LSTM, no
+    tree ensembles), with ``wm``'s windows, scalers and early stopping, so each equals the well model
+    fitted alone with its seed (float64: bit for bit).
 
     Raises
     ------
     InputError
-        Fewer than two seeds, or settings that cannot be trained side by side.
+        Fewer than two seeds, ``wm`` not fitted with ``seeds[0]``, or settings that cannot be trained
+        side by side.
     DataFileError
         As :meth:`WellModel.fit`.
     """
+    seeds = [int(s) for s in seeds]
+    own = getattr(wm, "model_", None)
+    if len(seeds) < 2 or own is None or own.random_state != seeds[0]:
+        raise InputError(f"fit_member_mean: needs a well model fitted with the first of at least 2 seeds, got seeds "
+                         f"{seeds} and a transformer {'not fitted' if own is None else f'of seed {own.random_state}'}")
     spec = {**wm.spec(), "lstm": None, "tree_baselines": False}
-    with tempfile.TemporaryDirectory() as tmp:
-        ens = fit_ensemble(WellModel.from_spec(spec), list(train_logs), folder=tmp, seeds=list(seeds),
-                           calibrate=False, batched=True)
-    return MemberMean([m.model_ for m in ens.members], [int(s) for s in seeds])
+    others = seeds[1:]
+    if len(others) == 1:                          # an ensemble needs two members: the one left alone
+        fitted = [with_seed(WellModel.from_spec(spec), others[0]).fit(list(train_logs))]
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            fitted = fit_ensemble(WellModel.from_spec(spec), list(train_logs), folder=tmp, seeds=others,
+                                  calibrate=False, batched=True).members
+    return MemberMean([own, *(m.model_ for m in fitted)], seeds)

@@ -7,8 +7,10 @@ the fold's transformer and blend scores from those predictions with plain NumPy.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from glassformer.data import WellLog
+from glassformer.errors import InputError
 from glassformer.models import SequenceRegressor
 from glassformer.wells import WellModel, with_seed
 from glassformer.wells.cv import cv_tasks, member_seed_blocks, run_fold
@@ -46,20 +48,34 @@ def test_member_seeds_are_disjoint_blocks_of_the_seed_list():
 def test_member_mean_is_the_mean_of_well_models_fitted_alone():
     train, blind = [_well("15/9-A", 1), _well("15/9-B", 2)], _well("15/9-C", 3)
     seeds = [42, 0, 1]
-    mean = fit_member_mean(_wm(), train, seeds)
-    assert isinstance(mean, MemberMean) and mean.seeds == seeds
-    alone = [with_seed(_wm(tree_baselines=False), s).fit(train) for s in seeds]
-    expected = np.mean([m.predict_log(blind) for m in alone], axis=0)          # (3, n) -> (n,)
     host = with_seed(_wm(tree_baselines=False), 42).fit(train)
-    own = host.model_                                      # member 0 is this fit: the first seed, the same windows
+    own = host.model_                                      # member 0: kept, not trained again
+    mean = fit_member_mean(host, train, seeds)
+    assert isinstance(mean, MemberMean) and mean.seeds == seeds and mean.members[0] is own
+    alone = [with_seed(_wm(tree_baselines=False), s).fit(train) for s in seeds]
     x, positions = _first_window(host, blind)
-    np.testing.assert_array_equal(mean.members[0].predict(x, positions), own.predict(x, positions))
+    for member, single in zip(mean.members, alone):       # each member is the well model fitted alone with its seed
+        np.testing.assert_array_equal(member.predict(x, positions), single.model_.predict(x, positions))
+    expected = np.mean([m.predict_log(blind) for m in alone], axis=0)          # (3, n) -> (n,)
     host.model_ = mean
     got = host.predict_log(blind)
     assert np.isfinite(got).all() and np.ptp(expected) > 0.1
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     assert mean.num_parameters() == 3 * alone[1].model_.network_.num_parameters()
     assert host.parameter_counts()["transformer"] == mean.num_parameters()
+
+
+def test_two_members_and_the_first_seed_checked():
+    train, blind = [_well("15/9-A", 1), _well("15/9-B", 2)], _well("15/9-C", 3)
+    host = with_seed(_wm(tree_baselines=False), 7).fit(train)
+    pair = fit_member_mean(host, train, [7, 3])            # one member beside the host's: fitted alone
+    second = with_seed(_wm(tree_baselines=False), 3).fit(train)
+    x, positions = _first_window(host, blind)
+    np.testing.assert_array_equal(pair.members[1].predict(x, positions), second.model_.predict(x, positions))
+    with pytest.raises(InputError, match="first of at least 2 seeds"):
+        fit_member_mean(host, train, [8, 3])               # the host's transformer drew from 7, not 8
+    with pytest.raises(InputError, match="first of at least 2 seeds"):
+        fit_member_mean(host, train, [7])
 
 
 def _first_window(wm, log):
