@@ -12,6 +12,7 @@ import click
 
 from ..parallel import engine_options
 from ..train import TrainingInterrupted
+from ..wells.member_mean import DEFAULT_MEMBERS
 from ..wells.requests import TrainRequest
 from ..wells.train_job import plan_train, run_train
 from .options import GreedyCommand, POSITIONAL_HELP, WAVELENGTHS_HELP, positional_names, target_name, well_options
@@ -45,6 +46,10 @@ from .resume import resume_hint
 @click.option("--lr", default=3e-3, show_default=True, type=float, help="Adam learning rate.")
 @click.option("--seed", default=42, show_default=True, type=click.IntRange(0),
               help="Random seed (init, shuffling, split); an integer >= 0.")
+@click.option("--members", default=None, type=click.IntRange(1), metavar="N",
+              help=f"The transformer's prediction is the mean of N transformers trained on the same windows from "
+                   f"seeds --seed, 0, 1, ... (chosen by nested blind-well cross-validation; 1: one transformer) "
+                   f"[default: {DEFAULT_MEMBERS}; with --ensemble or --core the ensemble's members give it].")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
@@ -57,6 +62,9 @@ from .resume import resume_hint
 @engine_options
 def train(**_options):
     """Train a transformer on well logs and report it beside the baselines.
+
+    The transformer is the mean of --members (default 5) transformers trained from their own seeds
+    on the same windows: one seed's blind-well error is a lottery, the mean is not.
 
     Each well keeps its own interval (--train-depth WELL=TOP:BASE, or a --manifest); by default a
     well's whole valid log.  Scaling is fitted on the training intervals only; NaN targets (gaps,
@@ -73,7 +81,8 @@ def train(**_options):
     same on the log target, calibrated on --validation-data or --validation-depth.
 
     \b
-    Members: --jobs N trains the ensemble's members on N worker processes, --scheduler on Dask;
+    Members: the --members of one run are trained side by side in this process; with --ensemble
+    or --core, --jobs N trains the ensemble's members on N worker processes, --scheduler on Dask;
     each member equals the one a serial run trains.
 
     \b

@@ -53,6 +53,9 @@ def _checked_estimator(model, kinds):
     if type(model).__name__ == "WellModel":
         raise InputError(f"{WHERE}: pass the well model's regressor, to_torch(well_model.model_) (the torch module "
                          "works on scaled windows; the scalers stay with the WellModel)")
+    if not isinstance(model, kinds) and isinstance(getattr(model, "members", None), list):
+        raise InputError(f"{WHERE}: this is the mean of {len(model.members)} transformers (glassformer train "
+                         "--members); export each one, to_torch(well_model.model_.members[k]), or train with --members 1")
     if not isinstance(model, kinds):
         raise InputError(f"{WHERE}: expected a SequenceRegressor or LSTMRegressor, got {type(model).__name__}")
     if getattr(model, "network_", None) is None:

@@ -38,7 +38,7 @@ from ..nn.positional import get_spec
 from ..nn.tiers import kernels
 from .estimator import masked_mse
 
-__all__ = ["fit_members", "stack_members"]
+__all__ = ["fit_members", "side_by_side_refusal", "stack_members"]
 
 
 def stack_members(nets: list):
@@ -69,24 +69,40 @@ def stack_members(nets: list):
     return stacked
 
 
+def side_by_side_refusal(model) -> str | None:
+    """Why models with ``model``'s settings cannot be trained side by side (None when they can).
+
+    A fitted or built ``model`` is also checked for a positional encoding with parameters.
+    """
+    kind = type(model).__name__
+    if kind != "SequenceRegressor":
+        return f"only SequenceRegressor models are trained side by side, got {kind}"
+    spec = get_spec(model.positional, "positional")
+    if model.input_embedding != "linear" or model.mixer != "attention" or model.dropout or spec.kind == "per_head" \
+            or spec.name in ("learned",) or model.warm_start:
+        return ("side by side needs input_embedding='linear', mixer='attention', dropout=0, a "
+                "fixed positional encoding and no warm_start; fit these models one by one")
+    network = getattr(model, "network_", None)
+    if network is not None and network.trainable_positions:
+        return "a trainable positional encoding cannot be trained side by side"
+    return None
+
+
 def _check_stackable(models: list) -> None:
     """Raise InputError unless ``models`` can be trained as one (see the module docstring)."""
     where = "fit_members"
     if len(models) < 1:
         raise InputError(f"{where}: no models to fit")
     first = models[0]
-    kind = type(first).__name__
-    if kind != "SequenceRegressor" or any(type(m) is not type(first) for m in models):
-        raise InputError(f"{where}: only SequenceRegressor models are trained side by side, got {kind}")
+    if any(type(m) is not type(first) for m in models):
+        raise InputError(f"{where}: only SequenceRegressor models are trained side by side, got {type(first).__name__}")
     settings = {k: v for k, v in first.get_params().items() if k not in ("random_state", "progress")}
     for m in models[1:]:
         if {k: v for k, v in m.get_params().items() if k not in ("random_state", "progress")} != settings:
             raise InputError(f"{where}: the models must differ only in random_state")
-    spec = get_spec(first.positional, "positional")
-    if first.input_embedding != "linear" or first.mixer != "attention" or first.dropout or spec.kind == "per_head" \
-            or spec.name in ("learned",) or first.warm_start:
-        raise InputError(f"{where}: side by side needs input_embedding='linear', mixer='attention', dropout=0, a "
-                         "fixed positional encoding and no warm_start; fit these models one by one")
+    refusal = side_by_side_refusal(first)
+    if refusal is not None:
+        raise InputError(f"{where}: {refusal}")
 
 
 def fit_members(models: list, X, y, positions=None, *, X_val=None, y_val=None, positions_val=None) -> list:

@@ -28,10 +28,9 @@ from ..data import WellLog
 from ..errors import InputError
 from ..parallel import SerialEngine
 from ..reporting import say
-from .baselines import BLEND, BLEND_WEIGHTS
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
-from .experiment import seed_list
-from .member_mean import fit_member_mean
+from .seed_order import member_seed_blocks, seed_list
+from .member_fit import use_member_mean
 from .model import WellModel, with_seed
 
 __all__ = ["cv_folds", "cv_tasks", "fold_lines", "log_from_item", "log_to_item", "member_seed_blocks", "run_fold",
@@ -72,20 +71,6 @@ def cv_folds(logs, n_folds: int | None = None) -> list:
     return folds
 
 
-def member_seed_blocks(seeds, members: int) -> dict:
-    """seed -> the seeds of its transformer's members: consecutive, disjoint blocks of :func:`seed_list`.
-
-    With one member each seed is its own block.  With ``members`` M, the k-th seed's members are
-    seeds ``k M .. k M + M - 1`` of the list 42, 0, 1, 2, ..., so the first seed's ensemble is
-    ``glassformer train --ensemble M``'s (42, 0, 1, ...) and no member is shared between two seeds.
-    """
-    seeds = [int(s) for s in seeds]
-    if members <= 1:
-        return {s: [s] for s in seeds}
-    pool = seed_list(len(seeds) * int(members))
-    return {s: pool[k * members:(k + 1) * members] for k, s in enumerate(seeds)}
-
-
 def cv_tasks(logs, settings: dict, seeds, n_folds: int | None = None, members: int = 1) -> list:
     """One task per (fold, seed): ``{"fold", "seed", "members", "train": [log items], "test": [log items],
     "settings"}``, ``settings`` being the well model's specification (:meth:`WellModel.spec`) and
@@ -120,11 +105,7 @@ def run_fold(task: dict) -> dict:
         wm.set_params(model__random_state=members[0])
     wm.fit(train)
     if len(members) > 1:                        # the transformer: the mean of members from these seeds
-        t0 = time.perf_counter()
-        wm.model_ = fit_member_mean(wm, train, members)
-        wm.fit_seconds_["transformer"] += time.perf_counter() - t0
-        if BLEND in wm.fit_seconds_:            # the blend costs its members' fits
-            wm.fit_seconds_[BLEND] = sum(wm.fit_seconds_[n] for n in BLEND_WEIGHTS)
+        use_member_mean(wm, train, members)
     rows, metrics = evaluate_split(wm, test, "test")
     rows.insert(0, "fold", task["fold"])
     return {"fold": task["fold"], "seed": task["seed"], "train_wells": [g.name for g in train],

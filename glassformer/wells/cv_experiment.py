@@ -60,7 +60,7 @@ class CrossValidation:
         Each fold is run once per seed; records average over seeds.
     members : int, default 5
         The transformer of each fold and seed is the mean of this many members trained side by side from
-        their own seeds (:func:`~glassformer.wells.cv.member_seed_blocks`); 1: a single fit.
+        their own seeds (:func:`~glassformer.wells.experiment.member_seed_blocks`); 1: a single fit.
     recommend : bool, default False
         Also choose a model by nested cross-validation and score that choice on the held-out wells
         (:mod:`glassformer.wells.cv_recommend`; with ``W`` wells, ``W²`` fold fits instead of ``W``).

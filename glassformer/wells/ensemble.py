@@ -49,7 +49,7 @@ from ..models.members import fit_members
 from ..parallel import SerialEngine
 from ..runs.folder import _clean
 from .evaluation import training_summary
-from .experiment import seed_list
+from .seed_order import seed_list
 from .intervals import NOMINAL, ConformalScale, ensemble_quantiles
 from .model import WellModel
 

@@ -30,29 +30,17 @@ from .checks import short_run_warnings, target_unit
 from .evaluation import COLUMN, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
 from .recommend import recommend_model
+from .seed_order import member_seed_blocks, seed_list
 from .seeds import fit_seed, load_fitted, seed_tasks
 from .splits import span_warnings, validation_span
 from .tables import format_comparison_table, format_per_well_table, scored_on, the_split, verdict
 
-__all__ = ["DEPTH_FIGURE_MODELS", "WellExperiment", "compare_wells", "run_well_experiment", "seed_list", "with_seed"]
+__all__ = ["DEPTH_FIGURE_MODELS", "WellExperiment", "compare_wells", "member_seed_blocks", "run_well_experiment",
+           "seed_list", "with_seed"]
 
 #: The models drawn against depth (the tree ensembles without context are left out: eight lines hide each other).
 DEPTH_FIGURE_MODELS = ("transformer", "LSTM", "random forest + context", "gradient boosting + context",
                        "porosity-permeability transform", "training mean")
-
-
-def seed_list(n: int, first: int = 42) -> list:
-    """``n`` seeds: ``first`` (the demos' published seed), then 0, 1, 2, ... (skipping ``first``).
-
-    Raises
-    ------
-    InputError
-        If ``n < 1``.
-    """
-    if int(n) < 1:
-        raise InputError(f"--seeds must be >= 1, got {n}")
-    rest = [s for s in range(int(n) + 1) if s != first]
-    return [int(first)] + rest[:int(n) - 1]
 
 
 class WellExperiment:
@@ -83,6 +71,10 @@ class WellExperiment:
         The data's licence line (metrics, config and report).
     quiet : bool
         Switch the networks' progress bars off (tasks in worker processes).
+    members : int, default 1
+        Each seed's transformer is the mean of this many members trained from their own seeds
+        (:func:`member_seed_blocks`: the first seed's are that seed, 0, 1, ...;
+        :class:`~glassformer.wells.member_mean.MemberMean`); 1: one transformer per seed.
 
     The first seed keeps its last good parameters when its transformer diverges: they are saved
     into ``out/model`` and the :class:`~glassformer.errors.DivergenceError` says so.
@@ -92,7 +84,7 @@ class WellExperiment:
 
     def __init__(self, wm: WellModel, train_logs: Sequence, test_logs: Sequence, *, title: str, seeds=None,
                  val_logs: Sequence = (), callbacks: Sequence = (), boundary=None, config: dict | None = None,
-                 attribution: str | None = None, quiet: bool = False):
+                 attribution: str | None = None, quiet: bool = False, members: int = 1):
         self.wm = wm
         self.train_logs = train_logs
         self.test_logs = test_logs
@@ -104,6 +96,7 @@ class WellExperiment:
         self.config = config
         self.attribution = attribution
         self.quiet = quiet
+        self.members = members
 
     def seed_values(self) -> list:
         """The seeds fitted: those given, or the transformer's ``random_state``."""
@@ -117,18 +110,22 @@ class WellExperiment:
         Raises
         ------
         InputError
-            No seed; settings the transformer refuses (e.g. ``d_model`` not divisible by the number
-            of heads: :meth:`~glassformer.models.SequenceRegressor.check_params`).
+            No seed, ``members`` not an integer >= 1; settings the transformer refuses (e.g. ``d_model``
+            not divisible by the number of heads: :meth:`~glassformer.models.SequenceRegressor.check_params`).
         """
         if not self.seed_values():
             raise InputError("seeds: give at least one seed")
+        if isinstance(self.members, bool) or not isinstance(self.members, (int, np.integer)) or self.members < 1:
+            raise InputError(f"members: the transformer's members must be an integer >= 1, got {self.members!r}")
         if self.wm.model is not None:
             self.wm.model.check_params()
 
     def tasks(self, out: Path) -> list:
         """One :func:`~glassformer.wells.seeds.fit_seed` task per seed (the first carries the callbacks)."""
-        return seed_tasks(self.wm, self.train_logs, self.test_logs, self.seed_values(), out, quiet=self.quiet,
-                          val_logs=self.val_logs, callbacks=self.callbacks)
+        seeds = self.seed_values()
+        members = member_seed_blocks(seeds, self.members) if self.members > 1 else None
+        return seed_tasks(self.wm, self.train_logs, self.test_logs, seeds, out, quiet=self.quiet,
+                          val_logs=self.val_logs, callbacks=self.callbacks, members=members)
 
     def collect(self, results: list, out: Path) -> RunResult:
         """The run's metrics, config, predictions, figures and tables from the seeds' results (seed order)."""
@@ -144,6 +141,11 @@ class WellExperiment:
         unit = _unit(fitted)
         split = scored_on(self.train_logs, self.test_logs)     # no test well or interval: in-sample, said so
         metrics = _metrics(fitted, runs, self.title, seeds, train_metrics, test_metrics, self.attribution, split)
+        if self.members > 1:                     # said in the table head and the comparison's note
+            metrics["comparison"]["members"] = int(self.members)
+            metrics["comparison"]["note"] += (f" The transformer is the mean of {self.members} members trained from "
+                                              "their own seeds on the same windows; the training curve and the "
+                                              "attention map are the first member's.")
         metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
         metrics["verdict"] = verdict(metrics["comparison"]["table"], unit, the_split(split))
         metrics["recommendation"] = recommend_model(fitted, self.train_logs, self.val_logs, unit, out)
@@ -168,6 +170,8 @@ class WellExperiment:
         figures, extra = _figures(fitted, rows, self.train_logs, self.test_logs, self.boundary, self.title)
         config = _config(fitted, self.title, seeds, self.train_logs, self.test_logs, self.config,
                          self.attribution, self.val_logs)
+        if self.members > 1:
+            config["transformer_members"] = {str(s): m for s, m in member_seed_blocks(seeds, self.members).items()}
         return RunResult(metrics=metrics, config=config, predictions=rows, tables=tables,
                          warnings=[*small, *(metrics.get("validation_span") or {}).get("warnings", [])],
                          figures=figures, extra_figures=extra)
@@ -176,7 +180,7 @@ class WellExperiment:
 def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: WellModel, *, title: str,
                         config: dict | None = None, attribution: str | None = None, boundary=None,
                         overwrite: bool = True, seeds=None, callbacks=(), report: bool = True,
-                        val_logs: Sequence = (), engine=None) -> dict:
+                        val_logs: Sequence = (), engine=None, members: int = 1) -> dict:
     """Fit ``wm`` on ``train_logs`` (once per seed), score both splits and write a complete run folder.
 
     A thin wrapper: :func:`~glassformer.runs.run_experiment` of a :class:`WellExperiment`.
@@ -197,6 +201,9 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     engine : glassformer.parallel.Engine, optional
         Runs the seeds' tasks; results equal a serial engine's.  Default: one after another in this
         process (BLAS threads left as they are).  Only the serial engine takes ``callbacks``.
+    members : int, default 1
+        Each seed's transformer is the mean of this many members (see :class:`WellExperiment`); the
+        checkpoints and ``callbacks`` are the first member's.
 
     Returns
     -------
@@ -215,7 +222,7 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
                          f"run them on the serial engine, not {engine.describe()}")
     experiment = WellExperiment(wm, train_logs, test_logs, title=title, seeds=seeds, val_logs=val_logs,
                                 callbacks=callbacks, boundary=boundary, config=config, attribution=attribution,
-                                quiet=engine is not None and engine.n_workers > 1)
+                                quiet=engine is not None and engine.n_workers > 1, members=members)
     # The default engine leaves the BLAS threads as the caller set them, as a plain fit does.
     return run_experiment(experiment, out, engine=engine if engine is not None else SerialEngine(blas_threads=None),
                           overwrite=overwrite, report=report)

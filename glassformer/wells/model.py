@@ -35,6 +35,7 @@ from ..errors import DataFileError, InputError, ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
 from .baselines import BLEND, BLEND_WEIGHTS, MEAN, TRANSFORM, blend, blend_description, make_baselines
 from .checks import training_record
+from .member_mean import prune_members
 from .model_folder import plain_spec, read_baselines, read_lstm_beside, read_model, spec_arguments
 from .splits import choose_validation, default_stride, small_data_warnings
 
@@ -93,7 +94,8 @@ class WellModel(BaseEstimator):
 
     Attributes
     ----------
-    model_, lstm_ : the fitted regressors (``lstm_`` is None without ``lstm``)
+    model_, lstm_ : the fitted regressors (``lstm_`` is None without ``lstm``; ``model_`` is a
+        :class:`~glassformer.wells.member_mean.MemberMean` when several transformers' mean replaced it)
     x_scaler_ : MinMaxScaler of the inputs; y_scaler_ : StandardScaler of the (log) target
     baselines_ : dict name -> fitted baseline of the registry (:func:`glassformer.wells.baselines.make_baselines`:
         the tree ensembles when ``tree_baselines``, then :data:`BASELINE_NAMES`)
@@ -483,10 +485,12 @@ class WellModel(BaseEstimator):
                 "x_scaler": self.x_scaler_.to_dict(), "y_scaler": self.y_scaler_.to_dict(),
                 "baselines": baselines, "baseline_settings": self.baseline_settings(),
                 "training_data": getattr(self, "training_data_", None),
-                "validation": getattr(self, "validation_", None)}
+                "validation": getattr(self, "validation_", None),
+                "transformer_members": [int(s) for s in getattr(getattr(self, "model_", None), "seeds", [])] or None}
 
     def save(self, directory, overwrite: bool = True) -> Path:
-        """Save the transformer with the well model's metadata into ``directory``, every baseline with it
+        """Save the transformer (a mean of transformers: member 0 there, the others in ``members/``) with the
+        well model's metadata into ``directory``, every baseline with it
         (the tree ensembles as skops files named by their content, the others in the metadata), and
         the LSTM beside it, in ``<directory>_lstm``, when one was trained.  Nothing is pickled.
 
@@ -509,6 +513,7 @@ class WellModel(BaseEstimator):
         for f in before:
             if f.name not in named:
                 f.unlink(missing_ok=True)
+        prune_members(folder)
         if self.lstm_ is not None:
             self.lstm_.save(folder.with_name(folder.name + "_lstm"), overwrite=overwrite, extra=meta)
         return path

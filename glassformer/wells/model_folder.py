@@ -1,7 +1,8 @@
 """What a well model's folder holds, and its specification as plain data.
 
 A fitted :class:`~glassformer.wells.WellModel` is saved as one folder: the transformer's
-``model.npz`` + ``model.json`` (the well model's metadata in ``model.json["extra"]["well_model"]``:
+``model.npz`` + ``model.json`` (a mean of transformers: member 0 there, the others in ``members/``;
+the well model's metadata in ``model.json["extra"]["well_model"]``:
 the specification, the scalers, the training record and one record per baseline), the tree
 ensembles as skops files beside them, ``<name>.<digest>.skops`` (:mod:`glassformer.wells.tree_baselines`;
 their checksums and types checked against the record and a trusted list, nothing unpickled) and the LSTM beside it in
@@ -19,6 +20,7 @@ from ..errors import ModelFileError
 from ..models import LSTMRegressor, SequenceRegressor
 from ..models.persistence import model_location
 from .baselines import MEAN, TRANSFORM, load_baseline
+from .member_mean import MemberMean
 
 __all__ = ["plain_spec", "read_baselines", "read_lstm_beside", "read_model", "spec_arguments"]
 
@@ -58,12 +60,13 @@ def spec_arguments(spec: dict) -> dict:
 
 
 def read_model(directory) -> tuple:
-    """``(transformer, well-model metadata)`` of a model folder (or a run folder holding ``model/``).
+    """``(transformer, well-model metadata)`` of a model folder (or a run folder holding ``model/``); the
+    transformer is a :class:`~glassformer.wells.member_mean.MemberMean` when the folder holds its members.
 
     Raises
     ------
     ModelFileError
-        No model there, or a model saved without the well model's metadata.
+        No model there, a model saved without the well model's metadata, or a member missing or changed.
     """
     model = SequenceRegressor.load(directory)
     meta = (getattr(model, "extra_", None) or {})
@@ -71,7 +74,7 @@ def read_model(directory) -> tuple:
     if not meta:
         raise ModelFileError(f"{directory}: the model has no well-model metadata (inputs, scalers); "
                              "it was not written by `glassformer train`")
-    return model, meta
+    return MemberMean.load(model, _folder(directory)), meta
 
 
 def _folder(directory) -> Path:

@@ -45,9 +45,13 @@ def check_plugs_request(request: TrainRequest) -> None:
     InputError
         Naming the option and what it needs: a plug option without ``--core``; ``--validation-depth``
         without ``--core`` or ``--ensemble``; ``--jobs``/``--scheduler`` without an ensemble;
-        ``--resume`` with ``--core`` or ``--ensemble``.
+        ``--resume`` or ``--members`` with ``--core`` or ``--ensemble``.
     """
     plugs, default = request.plugs, PlugsRequest()
+    if request.members is not None and (plugs.core is not None or plugs.ensemble):
+        given = "--core" if plugs.core is not None else "--ensemble K"
+        raise InputError(f"--members averages the transformers of one run; with {given} the ensemble's own members "
+                         "give the P50 (their mean): set their number with --ensemble K")
     if plugs.core is None:
         for name in _PLUGS_ONLY:
             if getattr(plugs, name) != getattr(default, name):

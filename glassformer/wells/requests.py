@@ -120,6 +120,10 @@ class TrainRequest:
         Model log10 of the target (permeability in mD).
     out : str
         The run folder.
+    members : int or None
+        The transformer is the mean of this many members trained from their own seeds (1: one
+        transformer); None: :data:`~glassformer.wells.member_mean.DEFAULT_MEMBERS` (not with core
+        plugs or ``--ensemble``, whose own members give the prediction).
     """
 
     inputs: tuple
@@ -134,6 +138,7 @@ class TrainRequest:
     overwrite: bool = False
     checkpoint_every: int = 1
     resume: str | None = None
+    members: int | None = None
 
     @classmethod
     def from_options(cls, params: Mapping[str, Any]) -> "TrainRequest":
@@ -143,4 +148,5 @@ class TrainRequest:
                    reading=ReadingRequest.pick(params), transformer=TransformerRequest.pick(params),
                    plugs=PlugsRequest.pick(params), engine=EngineRequest.pick(params),
                    overwrite=bool(params.get("overwrite", False)),
-                   checkpoint_every=int(params.get("checkpoint_every", 1)), resume=params.get("resume"))
+                   checkpoint_every=int(params.get("checkpoint_every", 1)), resume=params.get("resume"),
+                   members=params.get("members"))

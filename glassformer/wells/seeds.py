@@ -21,6 +21,7 @@ from typing import Sequence
 
 from .evaluation import evaluate_split
 from .last_good import fit_or_keep_last_good
+from .member_fit import use_member_mean
 from .model import WellModel, with_seed
 
 __all__ = ["fit_seed", "load_fitted", "seed_tasks"]
@@ -51,7 +52,9 @@ def fit_seed(task: dict) -> dict:
         ``keep_last_good`` (a run folder: when training diverges, its last good model is saved
         into ``<run>/model`` before the error propagates; None to just raise), optional
         ``callbacks`` (training-loop callbacks of the transformer, e.g. checkpoints: objects of
-        this process, so only on the serial engine).
+        this process, so only on the serial engine), optional ``members`` (the seeds of the
+        transformer's members: the task's transformer draws from the first, and is then replaced by
+        their mean, :func:`~glassformer.wells.member_fit.use_member_mean`).
 
     Returns
     -------
@@ -66,11 +69,16 @@ def fit_seed(task: dict) -> dict:
         Training diverged.
     """
     fitted = with_seed(WellModel.from_spec(task["spec"]), int(task["seed"]))
+    if len(task.get("members") or ()) > 1:        # the seed's own transformer is its first member
+        fitted.set_params(model__random_state=int(task["members"][0]))
     callbacks = task.get("callbacks") or ()
     if task.get("keep_last_good"):
-        fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), callbacks, task.get("val"))
+        fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), callbacks, task.get("val"),
+                              members=task.get("members"))
     else:
         fitted.fit(task["train"], val_logs=task.get("val"), callbacks=callbacks)
+        if len(task.get("members") or ()) > 1:
+            use_member_mean(fitted, task["train"], task["members"], task.get("val"))
     train_rows, train_metrics = evaluate_split(fitted, task["train"], "train")
     test_rows, test_metrics = evaluate_split(fitted, task["test"], "test")
     fitted.save(task["model_dir"], overwrite=True)
@@ -81,9 +89,10 @@ def fit_seed(task: dict) -> dict:
 
 
 def seed_tasks(wm, train_logs: Sequence, test_logs: Sequence, seeds: Sequence[int], out, *,
-               quiet: bool = False, val_logs: Sequence = (), callbacks: Sequence = ()) -> list[dict]:
+               quiet: bool = False, val_logs: Sequence = (), callbacks: Sequence = (), members=None) -> list[dict]:
     """The :func:`fit_seed` tasks of a run folder ``out``: the first seed into ``out/model``, the others
-    into ``out/seeds/seed_<seed>/model``; ``quiet`` switches the networks' progress bars off.
+    into ``out/seeds/seed_<seed>/model``; ``quiet`` switches the networks' progress bars off;
+    ``members``: seed -> the seeds of its transformer's members (none: one transformer per seed).
 
     The first seed keeps its last good model when it diverges, and carries ``callbacks`` (the
     checkpoints of ``glassformer train``, a resume): they are objects of this process, so the
@@ -98,6 +107,6 @@ def seed_tasks(wm, train_logs: Sequence, test_logs: Sequence, seeds: Sequence[in
              "val": list(val_logs),
              "model_dir": str(out / "model" if i == 0 else out / "seeds" / f"seed_{int(seed)}" / "model"),
              "rows": i == 0, "keep_last_good": str(out) if i == 0 else None,
-             "callbacks": list(callbacks) if i == 0 else []}
+             "callbacks": list(callbacks) if i == 0 else [], "members": (members or {}).get(int(seed))}
             for i, seed in enumerate(seeds)]
 

@@ -96,4 +96,4 @@ def verdict(table: dict, unit: str, where: str, metric: str = "rmse", model: str
     kind = "models" if any("blend" in n for _, n in better) else "baselines"
     who = f"the {better[0][1]} has" if len(better) == 1 else f"{len(better)} {kind} have"
     return (f"On {where} {who} a lower {metric.upper()} than the {model} ({mine:.3f} {unit}): {listing}. "
-            "A baseline is better here.")
+            + ("A baseline is better here." if kind == "baselines" else "Another model is better here."))

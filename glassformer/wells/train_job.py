@@ -33,13 +33,14 @@ from ..runs import check_out_folder
 from ..train import ResumeFrom, SaveCheckpoint
 from .dataset import WellDataset, build_dataset
 from .experiment import run_well_experiment
+from .member_mean import DEFAULT_MEMBERS
 from .model import WellModel
 from .option_values import input_names, positional_options
 from .plugs_request import check_plugs_request, run_ensemble_request, run_plugs_request
 from .requests import ReadingRequest, TrainRequest, WellsRequest
 
-__all__ = ["TrainPlan", "attribution_of", "load_resume", "plan_train", "read_dataset", "run_signature", "run_train",
-           "test_logs_of", "transformer_of"]
+__all__ = ["TrainPlan", "attribution_of", "load_resume", "members_of", "plan_train", "read_dataset", "run_signature",
+           "run_train", "test_logs_of", "transformer_of"]
 
 #: Options of ``train`` that may differ between an interrupted run and its ``--resume`` (they do not change the result).
 _RESUME_FREE = ("out", "overwrite", "progress", "resume", "checkpoint_every")
@@ -99,8 +100,8 @@ class TrainPlan:
     ----------
     request : TrainRequest
     kind : {"single", "ensemble", "core"}
-        One transformer beside the baselines, a deep ensemble on the log target, or a run on core
-        plugs (each run by :func:`run_train`).
+        One transformer (a mean of ``--members``) beside the baselines, a deep ensemble on the log
+        target, or a run on core plugs (each run by :func:`run_train`).
     names : list of str
         The input curves.
     model : SequenceRegressor
@@ -169,8 +170,9 @@ def plan_train(request: TrainRequest) -> TrainPlan:
 def run_train(plan: TrainPlan) -> dict:
     """Run a plan of :func:`plan_train` into ``plan.request.out``; returns the metrics.
 
-    ``"single"``: one transformer beside the baselines (:func:`~glassformer.wells.run_well_experiment`,
-    with the checkpoints); ``"ensemble"`` and ``"core"``: a deep ensemble on the log target or a run
+    ``"single"``: one transformer -- the mean of ``--members`` members, by default 5 -- beside the
+    baselines (:func:`~glassformer.wells.run_well_experiment`, with the first member's checkpoints);
+    ``"ensemble"`` and ``"core"``: a deep ensemble on the log target or a run
     on core plugs (:mod:`glassformer.wells.plugs_request`), their members on the request's engine.
 
     Raises
@@ -185,12 +187,17 @@ def run_train(plan: TrainPlan) -> dict:
         return run_well_experiment(request.out, ds.train, plan.test_logs, plan.wm, title="glassformer train",
                                    boundary=ds.boundary, attribution=attribution_of([*ds.train, *ds.val, *ds.test]),
                                    overwrite=True, callbacks=plan.callbacks, val_logs=ds.val,
-                                   config=_train_config(request, ds))
+                                   config=_train_config(request, ds), members=members_of(request))
     with make_engine(jobs=request.engine.jobs, scheduler=request.engine.scheduler) as engine:
         if plan.kind == "core":
             return run_plugs_request(request, names=plan.names, model=plan.model, engine=engine)
         return run_ensemble_request(request, train_logs=ds.train, test_logs=plan.test_logs, logs=ds.wells,
                                     wm=plan.wm, engine=engine)
+
+
+def members_of(request: TrainRequest) -> int:
+    """How many transformers' mean a one-transformer ``train`` predicts with (``--members``, default 5)."""
+    return DEFAULT_MEMBERS if request.members is None else int(request.members)
 
 
 def transformer_of(request: TrainRequest) -> SequenceRegressor:

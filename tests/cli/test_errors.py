@@ -212,10 +212,16 @@ def test_existing_run_is_not_overwritten_without_overwrite(run, well_csv, capsys
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
 
 
+def _files(folder):
+    """relative path -> bytes of every file under ``folder`` (None for a folder)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() if p.is_file() else None for p in folder.rglob("*")}
+
+
 def test_run_folder_save_dying_halfway_keeps_the_previous_model(run, well_csv, tmp_path, monkeypatch, capsys):
     copy = tmp_path / "run"
     shutil.copytree(run, copy)
-    model_before = {p.name: p.read_bytes() for p in (copy / "model").iterdir()}
+    model_before = _files(copy / "model")
+    assert any(name.startswith("members/seed_0.") for name in model_before)    # the five members' files too
     real = np.lib.format.write_array
 
     def dying(fh, arr, **kw):
@@ -228,7 +234,7 @@ def test_run_folder_save_dying_halfway_keeps_the_previous_model(run, well_csv, t
     monkeypatch.undo()
     line = _one_error_line(capsys)
     assert rc == 1 and "No space left on device" in line
-    assert {p.name: p.read_bytes() for p in (copy / "model").iterdir()} == model_before   # no temp file either
+    assert _files(copy / "model") == model_before                  # no temp file or new member folder either
     assert main(["predict", "--model", str(copy), "--data", str(well_csv), "--out", str(tmp_path / "p.csv")]) == 0
 
 

@@ -15,6 +15,7 @@ from glassformer.errors import InputError, MissingDependencyError, NotReadyError
 from glassformer.interop import from_torch, to_torch
 from glassformer.nn import PositionalEncoding
 from glassformer.wells import WellModel
+from glassformer.wells.member_mean import MemberMean
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,6 +73,9 @@ def test_other_objects_are_refused():
         to_torch({})
     with pytest.raises(InputError, match=r"well_model\.model_"):
         to_torch(WellModel(["PHIF"], "KLOGH"))
+    mean = MemberMean([SequenceRegressor(), SequenceRegressor()], [42, 0])
+    with pytest.raises(InputError, match=r"the mean of 2 transformers .* to_torch\(well_model\.model_\.members\[k\]\)"):
+        to_torch(mean)
 
 
 class _Ramp(PositionalEncoding):

@@ -13,8 +13,10 @@ from glassformer.data import WellLog
 from glassformer.errors import InputError
 from glassformer.models import SequenceRegressor
 from glassformer.wells import WellModel, with_seed
-from glassformer.wells.cv import cv_tasks, member_seed_blocks, run_fold
-from glassformer.wells.member_mean import MemberMean, fit_member_mean
+from glassformer.wells.cv import cv_tasks, run_fold
+from glassformer.wells.seed_order import member_seed_blocks
+from glassformer.wells.member_fit import fit_member_mean
+from glassformer.wells.member_mean import MemberMean
 
 
 def _well(name, seed, n=300):

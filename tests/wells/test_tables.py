@@ -17,6 +17,12 @@ def test_verdict_says_in_words_when_a_baseline_wins():
         "0.740, random forest 0.742. A baseline is better here.")
     blended = {**table, "transformer/boosting blend": {"rmse": 0.76}}        # the blend holds the transformer
     assert verdict(blended, "log10 mD", "blind wells").startswith("On blind wells 3 models have a lower RMSE")
+    assert verdict(blended, "log10 mD", "blind wells").endswith("0.760. Another model is better here.")
+    only_blend = {"transformer": {"rmse": 0.80}, "transformer/boosting blend": {"rmse": 0.76},
+                  "training mean": {"rmse": 2.0}}
+    assert verdict(only_blend, "log10 mD", "the test split") == (
+        "On the test split the transformer/boosting blend has a lower RMSE than the transformer (0.800 log10 mD): "
+        "transformer/boosting blend 0.760. Another model is better here.")
     table["transformer"]["rmse"] = 0.5
     assert verdict(table, "mD", "the test split") == (
         "On the test split the transformer has the lowest RMSE, 0.500 mD; the best baseline, the gradient boosting, "
