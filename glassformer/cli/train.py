@@ -8,6 +8,8 @@ a deep ensemble, or a run on core plugs.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from ..parallel import engine_options
@@ -88,7 +90,8 @@ def train(**_options):
     \b
     Faults: a checkpoint is written to OUT/checkpoint every --checkpoint-every epochs. Ctrl-C
     (SIGINT) or SIGTERM saves a checkpoint, prints one line with the command that resumes, and
-    exits with status 130 (SIGINT) or 143 (SIGTERM); --resume continues to the same parameters as
+    exits with status 130 (SIGINT) or 143 (SIGTERM) (Ctrl-C after the first transformer finished
+    prints the same line: its last checkpoint resumes); --resume continues to the same parameters as
     an uninterrupted run. A diverging run exits with status 2 and keeps its last good model in
     OUT/model.
     """
@@ -101,4 +104,12 @@ def train(**_options):
         click.echo(f"glassformer: interrupted by {exc.signal_name} {exc.where}; checkpoint saved to "
                    f"{exc.checkpoint}; resume with: {resume_hint(ctx, exc.checkpoint)}", err=True)
         ctx.exit(exc.exit_status)
+    except KeyboardInterrupt:                    # after the first transformer: its finished checkpoint resumes
+        checkpoint = Path(request.out) / "checkpoint"
+        if plan.kind != "single" or not (checkpoint / "checkpoint.json").is_file():
+            raise
+        click.echo(f"glassformer: interrupted after the first transformer finished (training the other members, "
+                   f"the baselines or the report); its checkpoint is in {checkpoint}; resume with: "
+                   f"{resume_hint(ctx, checkpoint)}", err=True)
+        ctx.exit(130)
     click.echo(f"Wrote {request.out}")

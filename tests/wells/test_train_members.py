@@ -239,3 +239,23 @@ def test_a_save_dying_halfway_leaves_the_previous_model_whole(logs, tmp_path, mo
     monkeypatch.undo()
     assert _files(folder) == before                # the first member written is removed again, nothing else moved
     np.testing.assert_array_equal(WellModel.load(folder).predict_log(test), first.predict_log(test))
+
+
+def test_ctrl_c_while_training_the_other_members_resumes_to_the_same_run(default_run, wells, monkeypatch, capsys):
+    folder, a, b = wells
+    out = folder / "interrupted"
+    args = ["train", "--data", str(a), "--test-data", str(b), "--out", str(out), *TINY]
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("glassformer.wells.last_good.use_member_mean", ctrl_c)
+    capsys.readouterr()
+    assert main(args) == 130
+    monkeypatch.undo()
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("glassformer: interrupted after the first transformer finished") and "\n" not in line
+    command = line.split("resume with: ")[1].split()
+    assert command[:2] == ["glassformer", "train"] and command[-2:] == ["--resume", str(out / "checkpoint")]
+    assert main(command[1:]) == 0
+    np.testing.assert_array_equal(_test_rows(out)[COLUMN].to_numpy(), _test_rows(default_run)[COLUMN].to_numpy())
