@@ -116,7 +116,8 @@ class MemberMean:
         Raises
         ------
         ModelFileError
-            A member folder missing or unreadable, or holding files other than those saved with member 0.
+            A member folder missing, unreadable or outside ``members/``, or holding files other than those
+            saved with member 0.
         """
         record = (getattr(first, "extra_", None) or {}).get("members")
         if not record:
@@ -124,6 +125,10 @@ class MemberMean:
         folder = Path(folder)
         members = [first]
         for name, expected in zip(record["folders"], record["checksums"]):
+            parts = Path(name).parts
+            if len(parts) != 2 or parts[0] != MEMBERS_FOLDER or parts[1] in ("", ".", ".."):
+                raise ModelFileError(f"{folder / 'model.json'}: member folder {name!r} is not a folder of "
+                                     f"{folder / MEMBERS_FOLDER}; train the model again")
             if _checksum(folder / name) != expected:
                 raise ModelFileError(f"{folder / name}: this transformer member is not the one saved with "
                                      f"{folder / 'model.json'} (its checksum differs); train the model again")
@@ -132,7 +137,8 @@ class MemberMean:
 
 
 def prune_members(folder) -> None:
-    """Remove the member folders of an earlier save that the model now in ``folder`` (its ``model.json``) does not list."""
+    """Remove the member folders of an earlier save that the model now in ``folder`` (its ``model.json``)
+    does not list."""
     root = Path(folder) / MEMBERS_FOLDER
     if not root.is_dir():
         return

@@ -18,6 +18,7 @@ import pytest
 from glassformer.cli import main
 from glassformer.data import read_well
 from glassformer.errors import DivergenceError, ModelFileError
+from glassformer.io.archive import _meta_digest
 from glassformer.models import SequenceRegressor
 from glassformer.wells import WellModel, with_seed
 from glassformer.wells.baselines import BLEND
@@ -259,3 +260,15 @@ def test_ctrl_c_while_training_the_other_members_resumes_to_the_same_run(default
     assert command[:2] == ["glassformer", "train"] and command[-2:] == ["--resume", str(out / "checkpoint")]
     assert main(command[1:]) == 0
     np.testing.assert_array_equal(_test_rows(out)[COLUMN].to_numpy(), _test_rows(default_run)[COLUMN].to_numpy())
+
+
+def test_a_member_folder_outside_members_is_refused(logs, tmp_path):
+    train, _, _ = logs
+    folder = tmp_path / "model"
+    use_member_mean(with_seed(_wm(), 42).fit(train), train, [42, 0, 1]).save(folder)
+    meta = json.loads((folder / "model.json").read_text())
+    meta["config"]["extra"]["members"]["folders"][0] = "../elsewhere"
+    meta["checksum"]["meta"] = _meta_digest(meta)      # a consistent file, as a hand-made one would be
+    (folder / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelFileError, match=r"member folder '\.\./elsewhere' is not a folder of"):
+        WellModel.load(folder)
