@@ -55,6 +55,7 @@ __all__ = [
     "fraction_percent_factor",
     "split_header",
     "stated_unit",
+    "unit_quantity",
     "volume_fraction_kind",
 ]
 
@@ -96,6 +97,11 @@ STATED_UNITS: dict[str, frozenset[str]] = {
     "API": frozenset({"API", "GAPI"}),
     "us/ft": frozenset({"US/FT", "USEC/FT"}),
     "ohm.m": frozenset({"OHM.M", "OHMM", "OHM-M"}),
+}
+#: What each unit of :data:`STATED_UNITS` measures: a curve in one cannot stand for a curve in another.
+_QUANTITIES: dict[str, str] = {
+    "%": "volume fraction", "v/v": "volume fraction", "m": "length", "ft": "length", "mD": "permeability",
+    "mD/cp": "mobility", "g/cc": "density", "API": "gamma ray", "us/ft": "slowness", "ohm.m": "resistivity",
 }
 _DEPTH_NAMES = ("DEPTH", "DEPT", "MD", "TDEP")          # as glassformer.data.parsing.DEPTH_NAMES
 _BRACKETED = re.compile(r"^(.*?\S)\s*[(\[]\s*([^()\[\]]*?)\s*[)\]]$")
@@ -238,6 +244,25 @@ def depth_unit_from_string(unit: str, source: str = "") -> str:
             "(120 tenths of an inch make a foot)"
         )
     raise DepthError(f"{where}depth unit {unit!r} is neither metres (M) nor feet (FT)")
+
+
+def unit_quantity(unit: str | None) -> str | None:
+    """What a stated unit measures: ``"volume fraction"`` (v/v, %, PU, ...), ``"density"`` (g/cc),
+    ``"gamma ray"`` (API), ``"slowness"`` (us/ft), ``"resistivity"`` (ohm.m), ``"permeability"`` (mD),
+    ``"mobility"`` (mD/cp) or ``"length"`` (m, ft); None for no unit or one this module does not know.
+
+    Examples
+    --------
+    >>> unit_quantity("G/CC"), unit_quantity("pu"), unit_quantity("V/V"), unit_quantity("xyz")
+    ('density', 'volume fraction', 'volume fraction', None)
+    """
+    u = (unit or "").strip().upper()
+    if not u:
+        return None
+    known = next((spelling for spelling, spellings in STATED_UNITS.items() if u in spellings), None)
+    if known is not None:
+        return _QUANTITIES.get(known)
+    return "volume fraction" if volume_fraction_kind(u) is not None else None
 
 
 def volume_fraction_kind(unit: str | None) -> str | None:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data import WellLog
-from ..data.units import volume_fraction_kind
+from ..data.units import unit_quantity, volume_fraction_kind
 from ..data.windows import contiguous_runs
 from ..errors import DataFileError, DepthError
 from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_range, check_percent_range,
@@ -197,8 +197,8 @@ class InputCheck:
 
 
 def _check_units(record: dict, log) -> list:
-    """Refuse inputs in a unit of another kind, and unlabelled fractions for a model trained on percent;
-    warnings for other unit strings that differ."""
+    """Refuse inputs in a unit of another kind or quantity (g/cc for a model trained on v/v), and unlabelled
+    fractions for a model trained on percent; warnings for other unit strings that differ."""
     warnings = []
     for name, info in record["inputs"].items():
         mine = str(log.units.get(name, "")).strip()
@@ -207,6 +207,11 @@ def _check_units(record: dict, log) -> list:
             refuse_fraction_values(log, name, f"has no unit and the model was trained on {theirs} (percent)")
         if not mine or not theirs:
             continue
+        measures, trained = unit_quantity(mine), unit_quantity(theirs)
+        if measures and trained and measures != trained:
+            raise DataFileError(f"{where(log)}: curve {name} is in {mine} (a {measures}) but the model was trained on "
+                                f"{theirs} (a {trained}); check the curve read for {name} (--alias) or its stated "
+                                f"unit (--unit {name}=UNIT)")
         a, b = _unit_kind(mine), info.get("kind")
         if a and b and a != b:
             raise DataFileError(f"{where(log)}: curve {name} is in {mine} ({a}) but the model was trained on "

@@ -69,7 +69,7 @@ def fit_seed(task: dict) -> dict:
         Training diverged.
     """
     fitted = with_seed(WellModel.from_spec(task["spec"]), int(task["seed"]))
-    if len(task.get("members") or ()) > 1:        # the seed's own transformer is its first member
+    if len(task.get("members") or ()) > 1:        # the task's own transformer is its first member
         fitted.set_params(model__random_state=int(task["members"][0]))
     callbacks = task.get("callbacks") or ()
     if task.get("keep_last_good"):

@@ -76,7 +76,7 @@ def test_one_record_per_well_for_every_model(cv_run):
         assert row["rmse_sd"] == pytest.approx(np.std(per_fold, ddof=1), rel=1e-12)
         assert row["n"] == 3485 + 2281 + 2105
     assert set(m["per_well_rmse"]) == set(FILES) and set(m["pooled"]) == MODELS
-    assert "baseline" in m["verdict"] or "lowest" in m["verdict"]
+    assert "is better here." in m["verdict"] or "has the lowest RMSE" in m["verdict"]
     for name in ("report.html", "predictions.csv", "config.json", "figures/per_well.png",
                  "figures/blind_well_15_9_F_1_A.png"):
         assert (out / name).is_file(), name

@@ -223,3 +223,16 @@ def test_short_runs_between_gaps_are_merged_into_one_line(record):
     whole = _log("W", 100.0 + 0.5 * np.arange(40), a.curve("PHIF")[:40], vsh=vsh, source="w.csv")
     (warning,) = check_inputs({**rec, "step": 0.5}, whole, window=16).warnings
     assert warning.startswith("w.csv: 10 samples at 100-104.5 m, fewer than the model's window of 16")
+
+
+def test_a_curve_in_a_unit_of_another_quantity_is_refused(record):
+    rec, (a, _) = record
+    density = _log("A", a.depth, 2.3 + a.curve("PHIF"), unit="G/CC", source="f1a_density.las")
+    with pytest.raises(DataFileError, match=r"^f1a_density.las: curve PHIF is in G/CC \(a density\) but the model was "
+                                            r"trained on V/V \(a volume fraction\); check the curve read for PHIF "
+                                            r"\(--alias\) or its stated unit \(--unit PHIF=UNIT\)$"):
+        check_inputs(rec, density)
+    with pytest.raises(DataFileError, match=r"is in gAPI \(a gamma ray\)"):
+        check_inputs(rec, _log("A", a.depth, 60 + a.curve("PHIF"), unit="gAPI", source="gr.csv"))
+    same = check_inputs(rec, _log("A", a.depth, a.curve("PHIF"), unit="DEC", source="dec.las"))   # v/v by another name
+    assert same.warnings == [] and same.counts["PHIF"] == check_inputs(rec, a).counts["PHIF"]
