@@ -175,12 +175,13 @@ def sentence(h: Headline, subject: str = "") -> str:
     if h.training:
         return (f"{lead} {h.where}{seeds}, the {mn}'s {metric} is {_value(h, mv)} and the {bn}'s is {_value(h, bv)}: "
                 "fits to the training data, which show memorisation, not which model predicts better.")
+    holds_model = "blend" in bn              # a blend holds the model itself: another model, not a baseline
     if better:
         return (f"{lead} {h.where}{seeds}, the {mn}'s {metric} is {_value(h, mv)} and the {bn}'s is "
-                f"{_value(h, bv)}: a baseline is better.")
+                f"{_value(h, bv)}: {'another model' if holds_model else 'a baseline'} is better.")
     best = "lowest" if h.lower_is_better else "highest"
     return (f"{lead} {h.where}{seeds}, the {mn} has the {best} {metric}, {_value(h, mv)}, against "
-            f"{_value(h, bv)} for the best baseline, the {bn}.")
+            f"{_value(h, bv)} for the best {'other model' if holds_model else 'baseline'}, the {bn}.")
 
 
 def table(h: Headline, table_id: str = "headline") -> str:

@@ -192,7 +192,7 @@ def _one_well(predictor: Predictor, data, out: Path, options: dict) -> Predictio
     for line in done.notes:
         say(f"note: {line}")
     row = done.row
-    label = f"{predictor.curve}, model {predictor.use}" if predictor.use else predictor.curve
+    label = f"{predictor.curve}, model {predictor.model_name}"
     say(f"Wrote {out} (well {row['well']}): {row['samples_predicted']} of {row['samples']} depths predicted "
         f"({label}, {predictor.unit or 'no unit'}); {done.summary}")
     return PredictionOutcome(predictor, [row], done.warnings)

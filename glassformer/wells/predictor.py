@@ -175,15 +175,27 @@ class Predictor:
         return target_unit(getattr(self.wm, "training_data_", None))
 
     @property
+    def model_name(self) -> str:
+        """The model written, in words: ``--use``'s name, ``"transformer (mean of 5 members)"`` or ``"transformer"``."""
+        if self.use:
+            return self.use
+        members = getattr(self.wm.model_, "members", None)
+        return f"transformer (mean of {len(members)} members)" if members else "transformer"
+
+    @property
     def label(self) -> str:
-        """What an output file's curve description names as the model (``--use``'s name, or the network's source)."""
-        return self.use or getattr(self.wm.model_, "source_", None) or type(self.wm.model_).__name__
+        """What an output file's curve description names as the model (``--use``'s name, or the network and
+        its source folder)."""
+        if self.use:
+            return self.use
+        source = getattr(self.wm.model_, "source_", None)
+        return f"{self.model_name}, {source}" if source else self.model_name
 
     def describe(self) -> str:
-        """One phrase: ``"transformer of runs/f11b (checksum 1a2b3c4d5e6f)"``."""
+        """One phrase: ``"transformer (mean of 5 members) of runs/f11b (checksum 1a2b3c4d5e6f)"``."""
         digest = (self.checksum.get("meta") or self.checksum.get("ensemble") or "") if self.checksum else ""
         kind = f", ensemble of {len(self.ensemble)}" if self.ensemble is not None else ""
-        return f"{self.name}{kind} of {self.folder}" + (f" (checksum {digest[:12]})" if digest else "")
+        return f"{self.model_name}{kind} of {self.folder}" + (f" (checksum {digest[:12]})" if digest else "")
 
     def __repr__(self) -> str:
         return f"Predictor({self.describe()})"

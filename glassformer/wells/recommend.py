@@ -67,7 +67,8 @@ def recommendation(rmse: dict, validation: str, unit: str = "log10 mD", run_fold
     others = sorted((v, n) for n, v in rmse.items() if n != best)
     runner = f"; next, the {others[0][1]} with {others[0][0]:.3f}" if others else ""
     text = (f"Recommended model: the {best}, with the lowest RMSE on the validation data ({rmse[best]:.3f} {unit}"
-            f"{runner}); validation: {validation}, which no model was fitted on for this choice. "
+            f"{runner}); validation: {validation}, which no model was fitted on for this choice (the networks "
+            "stopped early on it, so their scores there lean optimistic). "
             f"Write its curve with: glassformer predict --model {folder} --data WELL --out "
             f"WELL_pred.las --use \"{best}\".")
     return {"model": best, "validation_rmse": rmse, "validation": validation, "text": text}

@@ -89,7 +89,8 @@ def verdict(table: dict, unit: str, where: str, metric: str = "rmse", model: str
     others = sorted((v, n) for n in table if n != model and (v := value(n)) is not None)
     better = [(v, n) for v, n in others if v < mine]
     if not better:
-        best = f"; the best baseline, the {others[0][1]}, has {others[0][0]:.3f}" if others else ""
+        kind = "other model" if "blend" in (others[0][1] if others else "") else "baseline"
+        best = f"; the best {kind}, the {others[0][1]}, has {others[0][0]:.3f}" if others else ""
         return f"On {where} the {model} has the lowest {metric.upper()}, {mine:.3f} {unit}{best}."
     listing = ", ".join(f"{n} {v:.3f}" for v, n in better)
     # The blend contains the transformer, so a list that holds it counts models, not baselines.

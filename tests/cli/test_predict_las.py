@@ -100,7 +100,7 @@ def test_las_from_las_keeps_the_header_units_and_nulls(trained):
     # the prediction curves, with units a LAS reader parses, and NaN where the input was null
     pred, log10 = las.curves["KLOGH_PRED"], las.curves["KLOGH_PRED_LOG10"]
     assert pred.unit == "mD" and log10.unit == "log10(mD)"
-    assert pred.descr == f"glassformer prediction (model {run / 'model'})" == log10.descr
+    assert pred.descr == f"glassformer prediction (model transformer (mean of 5 members), {run / 'model'})" == log10.descr
     assert np.isnan(las["PHIF"][GAP]) and np.isnan(las["KLOGH_PRED"][GAP])
     assert np.isfinite(las["KLOGH_PRED"]).sum() == np.isfinite(csv["KLOGH_PRED"]).sum() > N // 2
     np.testing.assert_allclose(las["KLOGH_PRED"], csv["KLOGH_PRED"], rtol=1e-8, equal_nan=True)

@@ -101,3 +101,14 @@ def test_fits_to_the_training_data_name_no_winner():
     assert "a baseline is better" not in text and "memorisation, not which model predicts better" in text
     held_out = headline_of({"comparison": {**metrics["comparison"], "split": "test"}})
     assert not held_out.training and sentence(held_out).endswith("a baseline is better.")
+
+
+def test_a_blend_that_wins_is_another_model_not_a_baseline():
+    m = _metrics(0.5, 0.6)
+    table_rows = m["comparison"]["table"]
+    table_rows["transformer/boosting blend"] = {**table_rows["training mean"], "rmse": 0.45}
+    assert sentence(headline_of(m)) == ("On the test split, the transformer's RMSE is 0.5 log10 mD and the "
+                                        "transformer/boosting blend's is 0.45 log10 mD: another model is better.")
+    table_rows["transformer/boosting blend"]["rmse"] = 0.55
+    assert sentence(headline_of(m)).endswith("against 0.55 log10 mD for the best other model, the "
+                                             "transformer/boosting blend.")

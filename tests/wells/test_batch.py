@@ -281,7 +281,8 @@ def test_a_predictor_knows_its_name_and_identity_and_travels_as_its_folder(field
     assert (default.name, gbm.name, default.curve, default.unit) == ("transformer", "gradient boosting", "KLOGH_PRED",
                                                                      "")
     assert default.identity == {"folder": str(run), "checksum": saved}
-    assert default.describe() == f"transformer of {run} (checksum {saved['meta'][:12]})"
+    assert default.describe() == f"transformer (mean of 5 members) of {run} (checksum {saved['meta'][:12]})"
+    assert default.label == f"transformer (mean of 5 members), {run / 'model'}" and gbm.label == "gradient boosting"
     with pytest.raises(InputError, match=r"--use 'forest': the run in .* has no such model; it has: transformer"):
         Predictor.load(run, use="forest")
     sent = pickle.dumps(gbm)

@@ -27,6 +27,8 @@ def test_verdict_says_in_words_when_a_baseline_wins():
     assert verdict(table, "mD", "the test split") == (
         "On the test split the transformer has the lowest RMSE, 0.500 mD; the best baseline, the gradient boosting, "
         "has 0.740.")
+    assert verdict({**table, "transformer/boosting blend": {"rmse": 0.6}}, "mD", "the test split").endswith(
+        "; the best other model, the transformer/boosting blend, has 0.600.")
     table["transformer"]["rmse"] = None
     assert verdict(table, "mD", "the test split") == "The transformer has no RMSE on the test split."
 

@@ -90,10 +90,12 @@ def test_the_runs_transformer_is_the_mean_of_its_members(default_run, wells):
     assert BLEND in wm.model_names()
 
 
-def test_predict_writes_the_same_mean(default_run, wells, tmp_path):
+def test_predict_writes_the_same_mean(default_run, wells, tmp_path, capsys):
     folder, _, b = wells
     out = tmp_path / "b_pred.csv"
+    capsys.readouterr()
     assert main(["predict", "--model", str(default_run), "--data", str(b), "--out", str(out)]) == 0
+    assert "depths predicted (KLOGH_PRED, model transformer (mean of 5 members), mD)" in capsys.readouterr().out
     written = pd.read_csv(out, comment="#").sort_values("DEPTH")
     rows = _test_rows(default_run)
     np.testing.assert_allclose(written["KLOGH_PRED_LOG10"].to_numpy(), rows[COLUMN].to_numpy(), rtol=0, atol=CSV)
