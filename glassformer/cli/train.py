@@ -50,7 +50,8 @@ from .resume import resume_hint
               help="Random seed (init, shuffling, split); an integer >= 0.")
 @click.option("--members", default=None, type=click.IntRange(1), metavar="N",
               help=f"The transformer's prediction is the mean of N transformers trained on the same windows from "
-                   f"seeds --seed, 0, 1, ... (chosen by nested blind-well cross-validation; 1: one transformer) "
+                   f"seeds --seed, then 0, 1, ... skipping it (chosen by nested blind-well cross-validation; 1: one "
+                   f"transformer) "
                    f"[default: {DEFAULT_MEMBERS}; with --ensemble or --core the ensemble's members give it].")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Run folder to write.")
 @click.option("--overwrite", is_flag=True, help="Replace the files of an existing, non-empty --out folder.")

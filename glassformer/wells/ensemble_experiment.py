@@ -150,7 +150,9 @@ class EnsembleExperiment:
         metrics = _metrics(self.title, wm, ens, scores, coverage_summary(y, q, masks, ens), seconds, test_logs,
                            self.attribution)
         validated = score_roles(yv, pv, {"validation": np.isfinite(yv)})["validation"]
-        where = " and ".join([*(["the validation wells " + ", ".join(g.name for g in self.validation_wells)]
+        # validation wells, or the deepest blocks of the training wells: each named with its depths
+        where = " and ".join([*(["the validation data " + ", ".join(f"{g.name} {g.depth[0]:g}-{g.depth[-1]:g} "
+                                                                   f"{g.depth_unit}" for g in self.validation_wells)]
                                 if self.validation_wells else []),
                               *([f"the interval {self.validation_depth[0]:g}-{self.validation_depth[1]:g} of the "
                                  "training wells"] if self.validation_depth is not None else [])])

@@ -146,6 +146,9 @@ class WellExperiment:
             metrics["comparison"]["note"] += (f" The transformer is the mean of {self.members} members trained from "
                                               "their own seeds on the same windows; the training curve and the "
                                               "attention map are the first member's.")
+            metrics["training"]["member"] = f"the first of {self.members} members (seed {fitted.model_.seeds[0]})"
+            metrics["training_members"] = [{"seed": int(seed), **training_summary(m.history_, fitted.n_train_windows_)}
+                                           for seed, m in zip(fitted.model_.seeds, fitted.model_.members)]
         metrics["per_well"] = metrics_by_well(test_rows, fitted, list(test_metrics))
         metrics["verdict"] = verdict(metrics["comparison"]["table"], unit, the_split(split))
         metrics["recommendation"] = recommend_model(fitted, self.train_logs, self.val_logs, unit, out)

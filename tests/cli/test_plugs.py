@@ -133,6 +133,15 @@ def test_log_target_ensemble_on_a_blind_well(files, tmp_path):
     pd.testing.assert_frame_equal(on_workers, rows)                  # each member as a serial run trains it
 
 
+def test_an_ensemble_without_validation_data_names_the_deepest_blocks(files, tmp_path):
+    out = tmp_path / "ens"
+    assert main(["train", "--data", str(files / "well.csv"), "--inputs", "PHIF", "VSH", "--target", "KLOGH",
+                 "--log-target", "--train-depth", "1000:1059.8", "--test-data", str(files / "blind.csv"),
+                 "--out", str(out), *TINY]) == 0
+    text = json.loads((out / "metrics.json").read_text())["recommendation"]["text"]
+    assert "validation: the validation data well 1053.6-1059.8 m, which no model was fitted on" in text, text
+
+
 def test_jobs_without_an_ensemble_is_refused(files, tmp_path, capsys):
     args = ["train", "--data", str(files / "well.csv"), "--inputs", "PHIF", "--target", "KLOGH", "--jobs", "2",
             "--out", str(tmp_path / "run")]

@@ -63,6 +63,9 @@ def test_train_writes_five_members_and_says_so(default_run, capsys):
     metrics = json.loads((default_run / "metrics.json").read_text())
     assert metrics["comparison"]["members"] == 5
     assert "The transformer is the mean of 5 members" in metrics["comparison"]["note"]
+    assert metrics["training"]["member"] == "the first of 5 members (seed 42)"
+    assert [m["seed"] for m in metrics["training_members"]] == [42, 0, 1, 2, 3]
+    assert metrics["training_members"][0]["epochs_run"] == metrics["training"]["epochs_run"]
     wm = WellModel.load(default_run)
     assert isinstance(wm.model_, MemberMean) and wm.model_.seeds == [42, 0, 1, 2, 3]
     assert [m.random_state for m in wm.model_.members] == [42, 0, 1, 2, 3]
