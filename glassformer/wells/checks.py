@@ -50,8 +50,8 @@ from ..data import WellLog
 from ..data.units import unit_quantity, volume_fraction_kind
 from ..data.windows import contiguous_runs
 from ..errors import DataFileError, DepthError
-from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_fraction_range, check_percent_range,
-                           check_unitless_record, check_unitless_scales, convert_units,
+from .scale_checks import (FRACTION_TOLERANCE, PERCENT_ABOVE, check_density_range, check_fraction_range,
+                           check_percent_range, check_unitless_record, check_unitless_scales, convert_units,
                            fraction_looks_like_percent, refuse_fraction_values, where)
 
 __all__ = ["FEET_TO_METRES", "FRACTION_TOLERANCE", "InputCheck", "STEP_TOLERANCE", "check_fraction_range",
@@ -342,7 +342,8 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     ------
     DataFileError
         A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in
-        percent whose values all lie in [0, 1] (:func:`check_percent_range`); a curve in a
+        percent whose values all lie in [0, 1] (:func:`check_percent_range`); a curve in g/cc whose
+        values are not densities (:func:`~glassformer.wells.scale_checks.check_density_range`); a curve in a
         unit of another kind than the training wells' (% against v/v), with
         :func:`check_inputs`'s message, when they cannot be converted; training wells in two kinds of
         unit; an input without a unit in [0, 1] in one well and above 1.5 in another
@@ -354,6 +355,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     for g in [*train_logs, *logs]:
         check_fraction_range(g, names)
         check_percent_range(g, names)
+        check_density_range(g, names)
     check_unitless_scales([*train_logs, *logs], names[:-1])     # inputs: a target (log10 mD) may well lie in [0, 1]
     record = training_record(train_logs, names)
     warnings = []
@@ -417,6 +419,7 @@ def check_inputs(record: dict | None, log, *, positions: str = "index", depth_un
                           out_of_range=np.full(len(log), np.nan), checked=False)
     check_fraction_range(log, list(record["inputs"]))
     check_percent_range(log, list(record["inputs"]))
+    check_density_range(log, list(record["inputs"]))
     check_unitless_record(record, log)
     scaled, units, converted = convert_units(record, log)
     log = log._copy(curves={**log.curves, **scaled}, units={**log.units, **units}) if scaled else log

@@ -27,6 +27,7 @@ from ..parallel import SerialEngine
 from ..reporting import say
 from ..runs import RunResult, file_slug, run_experiment
 from .checks import short_run_warnings, target_unit
+from .baselines import TRANSFORM
 from .evaluation import COLUMN, metrics_by_well, summarise_runs, training_summary
 from .model import WellModel, with_seed
 from .recommend import recommend_model
@@ -164,7 +165,7 @@ class WellExperiment:
         if small or short:                      # under the report's headline, in the summary, and in config.json
             metrics["note"] = " ".join([*(f"{line[0].upper()}{line[1:]}." for line in small),
                                         *(f"{line}." for line in short)])
-        small = [*small, *short]
+        small = [*small, *short, *_transform_warnings(fitted)]
         tables = [format_comparison_table(metrics, unit)]
         if len(metrics["per_well"]) > 1:
             tables.append(format_per_well_table(metrics["per_well"], unit))
@@ -229,6 +230,18 @@ def run_well_experiment(out, train_logs: Sequence, test_logs: Sequence, wm: Well
     # The default engine leaves the BLAS threads as the caller set them, as a plain fit does.
     return run_experiment(experiment, out, engine=engine if engine is not None else SerialEngine(blas_threads=None),
                           overwrite=overwrite, report=report)
+
+
+def _transform_warnings(wm: WellModel) -> list:
+    """A warning when the porosity-permeability transform falls with its input: permeability rises with
+    porosity, so the first input (which the transform takes as porosity) is likely not porosity."""
+    transform = (getattr(wm, "baselines_", None) or {}).get(TRANSFORM)
+    if transform is None or not getattr(transform, "slope_", 0.0) < 0:
+        return []
+    first = wm.input_names[0]
+    return [f"the porosity-permeability transform is fitted on {first}, the first of the inputs, and falls as it "
+            f"rises (slope {transform.slope_:.3g}); permeability rises with porosity: if {first} is not porosity, "
+            "list the porosity curve first in --inputs"]
 
 
 def _seed_line(result: dict) -> str:

@@ -21,6 +21,9 @@ from .splits import choose_validation
 
 __all__ = ["recommend_model", "recommendation"]
 
+#: The models that stop early on the validation data the recommendation is scored on.
+_NETWORKS = ("transformer", "LSTM")
+
 
 def recommend_model(wm, train_logs, val_logs=(), unit: str = "log10 mD", run_folder=None) -> dict:
     """The recommendation of a fitted well model, as plain data.
@@ -71,4 +74,7 @@ def recommendation(rmse: dict, validation: str, unit: str = "log10 mD", run_fold
             "stopped early on it, so their scores there lean optimistic). "
             f"Write its curve with: glassformer predict --model {folder} --data WELL --out "
             f"WELL_pred.las --use \"{best}\".")
+    if best in _NETWORKS or "blend" in best:     # chosen where it stopped early: the case that leans its way
+        text += (" Before relying on a network chosen here, check the choice on wells no model was tuned on: "
+                 "glassformer cv --recommend.")
     return {"model": best, "validation_rmse": rmse, "validation": validation, "text": text}

@@ -17,7 +17,8 @@ import numpy as np
 from ..data.units import fraction_percent_factor, volume_fraction_kind
 from ..errors import DataFileError
 
-__all__ = ["FRACTION_TOLERANCE", "PERCENT_ABOVE", "check_fraction_range", "check_percent_range",
+__all__ = ["DENSITY_RANGE", "FRACTION_TOLERANCE", "PERCENT_ABOVE", "check_density_range", "check_fraction_range",
+           "check_percent_range",
            "check_unitless_record", "check_unitless_scales", "convert_units", "finite_values",
            "fraction_looks_like_percent", "refuse_fraction_values", "where"]
 
@@ -27,6 +28,10 @@ FRACTION_TOLERANCE = 0.05
 _VOLUME_FRACTION = frozenset({"V/V", "FRAC", "FRACTION", "DEC", "DECIMAL", "M3/M3", "FT3/FT3"})
 #: A value above which a porosity-like curve cannot be a fraction (v/v), rounding included: it reads as percent.
 PERCENT_ABOVE = 1.5
+#: Bulk densities of rocks and their fluids in g/cc, widely: from gas-bearing coal (~1.2) and water (1.0)
+#: to pyrite (~5); a curve stated in g/cc whose median lies outside is not a density.
+DENSITY_RANGE = (0.8, 5.5)
+_DENSITY = frozenset({"G/CC", "G/CM3"})
 
 
 def where(log) -> str:
@@ -105,6 +110,31 @@ def check_fraction_range(log, names) -> None:
             raise DataFileError(f"{where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but "
                                 f"{int(bad.sum())} of {values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
                                 f"{values.max():.4g}); {hint}")
+
+
+def check_density_range(log, names) -> None:
+    """Refuse a curve of ``names`` stated in g/cc (or g/cm3) whose median lies outside :data:`DENSITY_RANGE`.
+
+    A porosity column headed ``(g/cc)`` by mistake would otherwise be trained on as a density and
+    every correctly labelled well refused against it.
+
+    Raises
+    ------
+    DataFileError
+        Naming the file, the curve, the stated unit, the median and range of the values, and the fix.
+    """
+    low, high = DENSITY_RANGE
+    for name in names:
+        unit = str(log.units.get(name, "")).strip()
+        if name not in log.curves or unit.upper() not in _DENSITY:
+            continue
+        values = np.asarray(log.curves[name], dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if values.size and not low <= np.median(values) <= high:
+            raise DataFileError(f"{where(log)}: curve {name} is stated in {unit} (a density) but its values are not "
+                                f"densities (median {np.median(values):.4g}, range {values.min():.4g} to "
+                                f"{values.max():.4g}; rocks lie between {low:g} and {high:g} g/cc): correct the unit "
+                                f"in the file's header, or state it with --unit {name}=UNIT")
 
 
 def refuse_fraction_values(log, name: str, said: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 from glassformer.data import WellLog
 from glassformer.errors import DataFileError, DepthError
 from glassformer.wells import check_inputs, training_record
-from glassformer.wells.checks import convert_depth
+from glassformer.wells.checks import check_wells, convert_depth
 
 
 def _log(name, depth, phi, *, unit="V/V", depth_unit="m", vsh=None, source=""):
@@ -236,3 +236,18 @@ def test_a_curve_in_a_unit_of_another_quantity_is_refused(record):
         check_inputs(rec, _log("A", a.depth, 60 + a.curve("PHIF"), unit="gAPI", source="gr.csv"))
     same = check_inputs(rec, _log("A", a.depth, a.curve("PHIF"), unit="DEC", source="dec.las"))   # v/v by another name
     assert same.warnings == [] and same.counts["PHIF"] == check_inputs(rec, a).counts["PHIF"]
+
+
+def test_a_porosity_headed_g_per_cc_is_not_trained_on(record):
+    rec, (a, b) = record
+    wrong = _log("A", a.depth, a.curve("PHIF"), unit="g/cc", source="well_badunit.csv")
+    message = (rf"^well_badunit.csv: curve PHIF is stated in g/cc \(a density\) but its values are not densities "
+               rf"\(median {np.median(a.curve('PHIF')):.4g}, range {a.curve('PHIF').min():.4g} to "
+               rf"{a.curve('PHIF').max():.4g}; rocks lie between 0.8 and 5.5 g/cc\): correct the unit in the file's "
+               r"header, or state it with --unit PHIF=UNIT$")
+    with pytest.raises(DataFileError, match=message):
+        check_wells([wrong], [], ["PHIF", "VSH"])                 # a training well alone
+    with pytest.raises(DataFileError, match=message):
+        check_inputs(rec, wrong)                                  # before a prediction
+    density = _log("A", a.depth, 2.3 + a.curve("PHIF"), unit="g/cc", source="rhob.las")
+    assert check_wells([density], [], ["PHIF", "VSH"]) == []      # real densities pass

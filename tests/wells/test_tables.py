@@ -51,3 +51,16 @@ def test_metrics_by_well_scores_each_well_on_its_own_depths():
     out = metrics_by_well(rows, WM(), ["transformer"])
     assert out["a"]["transformer"]["rmse"] == pytest.approx(np.sqrt(0.5 / 3)) and out["a"]["transformer"]["n"] == 3
     assert out["b"]["transformer"] == {"rmse": None, "mae": None, "r2": None, "n": 1}   # one pair: no metrics
+
+
+def test_a_network_recommended_on_the_block_it_stopped_early_on_points_to_blind_wells():
+    from glassformer.wells.recommend import recommendation
+
+    net = recommendation({"transformer": 0.64, "training mean": 0.668, "random forest": 0.93}, "the deepest 10 %")
+    assert net["model"] == "transformer" and net["text"].startswith(
+        "Recommended model: the transformer, with the lowest RMSE on the validation data (0.640 log10 mD; next, "
+        "the training mean with 0.668); validation: the deepest 10 %, which no model was fitted on for this choice "
+        "(the networks stopped early on it, so their scores there lean optimistic).")
+    assert net["text"].endswith("check the choice on wells no model was tuned on: glassformer cv --recommend.")
+    trees = recommendation({"transformer": 0.9, "random forest": 0.5}, "the deepest 10 %")
+    assert trees["model"] == "random forest" and "cv --recommend" not in trees["text"]

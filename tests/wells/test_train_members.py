@@ -277,3 +277,16 @@ def test_a_member_folder_outside_members_is_refused(logs, tmp_path):
     (folder / "model.json").write_text(json.dumps(meta))
     with pytest.raises(ModelFileError, match=r"member folder '\.\./elsewhere' is not a folder of"):
         WellModel.load(folder)
+
+
+def test_a_transform_on_an_input_that_is_not_porosity_is_warned_about(wells, capsys):
+    folder, a, b = wells
+    common = ["--data", str(a), "--test-data", str(b), "--members", "1", *TINY[4:]]   # inputs given below
+    assert main(["train", "--inputs", "VSH", "PHIF", "--out", str(folder / "vsh_first"), *common]) == 0
+    said = capsys.readouterr()
+    slope = json.loads((folder / "vsh_first" / "config.json").read_text())["well_model"]["baselines"][
+        "porosity-permeability transform"]["slope"]
+    assert slope < 0 and (f"warning: the porosity-permeability transform is fitted on VSH, the first of the inputs, "
+                          f"and falls as it rises (slope {slope:.3g})") in said.out + said.err
+    assert main(["train", "--inputs", "PHIF", "VSH", "--out", str(folder / "phif_first"), *common]) == 0
+    assert "porosity-permeability transform is fitted on" not in "".join(capsys.readouterr())
