@@ -342,7 +342,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     ------
     DataFileError
         A volume fraction outside [0, 1] in any well (:func:`check_fraction_range`); a curve in
-        percent whose values all lie in [0, 1] (:func:`check_percent_range`); a curve in g/cc whose
+        percent whose values all lie in [0, 1] (:func:`check_percent_range`); an input in g/cc whose
         values are not densities (:func:`~glassformer.wells.scale_checks.check_density_range`); a curve in a
         unit of another kind than the training wells' (% against v/v), with
         :func:`check_inputs`'s message, when they cannot be converted; training wells in two kinds of
@@ -355,7 +355,7 @@ def check_wells(train_logs, logs, names, *, window: int | None = None) -> list:
     for g in [*train_logs, *logs]:
         check_fraction_range(g, names)
         check_percent_range(g, names)
-        check_density_range(g, names)
+        check_density_range(g, names[:-1])      # the inputs: a target of another kind may be headed g/cc
     check_unitless_scales([*train_logs, *logs], names[:-1])     # inputs: a target (log10 mD) may well lie in [0, 1]
     record = training_record(train_logs, names)
     warnings = []

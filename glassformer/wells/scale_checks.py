@@ -97,12 +97,7 @@ def check_fraction_range(log, names) -> None:
         file, the curve, its unit, how many samples and their range, and says that the curve
         looks like percent (``--unit CURVE=%`` states it).
     """
-    for name in names:
-        unit = str(log.units.get(name, "")).strip()
-        if name not in log.curves or unit.upper() not in _VOLUME_FRACTION:
-            continue
-        values = np.asarray(log.curves[name], dtype=np.float64)
-        values = values[np.isfinite(values)]
+    for name, unit, values in _stated_in(log, names, _VOLUME_FRACTION):
         bad = (values < -FRACTION_TOLERANCE) | (values > 1.0 + FRACTION_TOLERANCE)
         if bad.any():
             hint = ("it looks like percent: convert it to a fraction, or state its unit with --unit "
@@ -110,6 +105,15 @@ def check_fraction_range(log, names) -> None:
             raise DataFileError(f"{where(log)}: curve {name} is in {unit} (a fraction, 0 to 1) but "
                                 f"{int(bad.sum())} of {values.size} samples lie outside [0, 1] (range {values.min():.4g} to "
                                 f"{values.max():.4g}); {hint}")
+
+
+def _stated_in(log, names, spellings):
+    """``(name, unit, finite values)`` of each curve of ``names`` whose stated unit is one of ``spellings``."""
+    for name in names:
+        unit = str(log.units.get(name, "")).strip()
+        if name in log.curves and unit.upper() in spellings:
+            values = np.asarray(log.curves[name], dtype=np.float64)
+            yield name, unit, values[np.isfinite(values)]
 
 
 def check_density_range(log, names) -> None:
@@ -124,12 +128,7 @@ def check_density_range(log, names) -> None:
         Naming the file, the curve, the stated unit, the median and range of the values, and the fix.
     """
     low, high = DENSITY_RANGE
-    for name in names:
-        unit = str(log.units.get(name, "")).strip()
-        if name not in log.curves or unit.upper() not in _DENSITY:
-            continue
-        values = np.asarray(log.curves[name], dtype=np.float64)
-        values = values[np.isfinite(values)]
+    for name, unit, values in _stated_in(log, names, _DENSITY):
         if values.size and not low <= np.median(values) <= high:
             raise DataFileError(f"{where(log)}: curve {name} is stated in {unit} (a density) but its values are not "
                                 f"densities (median {np.median(values):.4g}, range {values.min():.4g} to "
