@@ -75,6 +75,6 @@ def recommendation(rmse: dict, validation: str, unit: str = "log10 mD", run_fold
             f"Write its curve with: glassformer predict --model {folder} --data WELL --out "
             f"WELL_pred.las --use \"{best}\".")
     if best in _NETWORKS or "blend" in best:     # chosen where it stopped early: the case that leans its way
-        text += (" Before relying on a network chosen here, check the choice on wells no model was tuned on: "
-                 "glassformer cv --recommend.")
+        text += (" Before relying on a network (or the blend) chosen here, check the choice on wells no model "
+                 "was tuned on: glassformer cv --recommend.")
     return {"model": best, "validation_rmse": rmse, "validation": validation, "text": text}
