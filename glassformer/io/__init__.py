@@ -11,10 +11,10 @@
 from .archive import FORMAT_VERSION
 from .atomic import atomic_open, atomic_write_bytes, atomic_write_json, atomic_write_text
 from .checkpoint import CHECKPOINT_FORMAT, Checkpoint, load_checkpoint, save_checkpoint
-from .model import MODEL_FORMAT, LoadedModel, load_model, load_model_file, save_model
+from .model import MODEL_FORMAT, LoadedModel, load_model, load_model_file, save_model, saved_checksum
 
 __all__ = [
     "Checkpoint", "LoadedModel", "MODEL_FORMAT", "CHECKPOINT_FORMAT", "FORMAT_VERSION",
     "atomic_open", "atomic_write_bytes", "atomic_write_json", "atomic_write_text",
-    "load_checkpoint", "load_model", "load_model_file", "save_checkpoint", "save_model",
+    "load_checkpoint", "load_model", "load_model_file", "save_checkpoint", "save_model", "saved_checksum",
 ]

@@ -7,6 +7,7 @@ qualified name, plus any extra arrays (scalers, ...) under ``extra/<name>``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from ..errors import InputError, ModelFileError
 from .archive import check_arrays, check_config, make_meta, read_pair, write_pair
 
-__all__ = ["MODEL_FORMAT", "LoadedModel", "load_model", "load_model_file", "save_model"]
+__all__ = ["MODEL_FORMAT", "LoadedModel", "load_model", "load_model_file", "save_model", "saved_checksum"]
 
 MODEL_FORMAT = "glassformer-model"
 _EXTRA = "extra/"
@@ -140,3 +141,18 @@ def load_model(path) -> tuple[dict, Any, str]:
     m = load_model_file(path)
     return m.state, m.config, m.kind
 
+
+def saved_checksum(path) -> dict:
+    """The checksum :func:`save_model` stored in the ``model.json`` of ``path`` (a folder, or either file of
+    the pair): ``{"algorithm", "arrays", "meta"}``, read without loading the arrays.
+
+    Raises
+    ------
+    ModelFileError
+        No readable ``model.json`` there, or one without a checksum.
+    """
+    json_path = _model_paths(path)[1]
+    try:
+        return json.loads(json_path.read_text(encoding="utf-8"))["checksum"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelFileError(f"{json_path}: no readable checksum ({type(exc).__name__}: {exc})") from None

@@ -29,9 +29,9 @@ from ..errors import InputError
 from ..parallel import SerialEngine
 from ..reporting import say
 from .evaluation import COLUMN, evaluate_split, metrics_by_well, regression_metrics
-from .seed_order import member_seed_blocks, seed_list
-from .member_fit import use_member_mean
+from .member_fit import fit_with_members
 from .model import WellModel, with_seed
+from .seed_order import member_seed_blocks, seed_list
 
 __all__ = ["cv_folds", "cv_tasks", "fold_lines", "log_from_item", "log_to_item", "member_seed_blocks", "run_fold",
            "run_folds", "summarise_folds"]
@@ -100,12 +100,7 @@ def run_fold(task: dict) -> dict:
     train = [log_from_item(d) for d in task["train"]]
     test = [log_from_item(d) for d in task["test"]]
     wm = _well_model(task["settings"], task["seed"])
-    members = task.get("members") or [task["seed"]]
-    if len(members) > 1:                        # the well model's own transformer is member 0
-        wm.set_params(model__random_state=members[0])
-    wm.fit(train)
-    if len(members) > 1:                        # the transformer: the mean of members from these seeds
-        use_member_mean(wm, train, members)
+    fit_with_members(wm, train, task.get("members"))       # the transformer: the mean of the members' seeds
     rows, metrics = evaluate_split(wm, test, "test")
     rows.insert(0, "fold", task["fold"])
     return {"fold": task["fold"], "seed": task["seed"], "train_wells": [g.name for g in train],

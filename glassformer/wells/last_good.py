@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import DivergenceError
-from .member_fit import use_member_mean
+from .member_fit import seed_first_member, use_member_mean
 from .model import WellModel
 
 __all__ = ["fit_or_keep_last_good"]
@@ -16,12 +16,13 @@ def fit_or_keep_last_good(wm: WellModel, train_logs, out: Path, callbacks, val_l
 
     The regressor restores its last good parameters itself; fitting the baselines makes the saved
     folder usable by ``glassformer predict``.  The DivergenceError is re-raised with a sentence
-    saying where the model went.  ``members``: the seeds of the transformer's members (the first is
-    ``wm``'s; :func:`~glassformer.wells.member_fit.use_member_mean`); when one of the others
-    diverges, ``wm`` fitted alone is the model saved.
+    saying where the model went.  ``members``: the seeds of the transformer's members (the first
+    seeds ``wm``'s own, :func:`~glassformer.wells.member_fit.seed_first_member`; the mean,
+    :func:`~glassformer.wells.member_fit.use_member_mean`); when one of the others diverges,
+    ``wm`` fitted alone is the model saved.
     """
     try:
-        wm.fit(train_logs, val_logs=val_logs, callbacks=callbacks)
+        seed_first_member(wm, members).fit(train_logs, val_logs=val_logs, callbacks=callbacks)
     except DivergenceError as exc:
         wm.model_.is_fitted_ = True
         wm.lstm_ = None

@@ -21,7 +21,7 @@ from .ensemble import fit_ensemble
 from .member_mean import MemberMean
 from .model import WellModel, with_seed
 
-__all__ = ["fit_member_mean", "use_member_mean"]
+__all__ = ["fit_member_mean", "fit_with_members", "seed_first_member", "use_member_mean"]
 
 
 def fit_member_mean(wm: WellModel, train_logs, seeds, val_logs=None) -> MemberMean:
@@ -72,4 +72,27 @@ def use_member_mean(wm: WellModel, train_logs, seeds, val_logs=None) -> WellMode
     wm.fit_seconds_["transformer"] += time.perf_counter() - t0
     if BLEND in wm.fit_seconds_:                  # the blend costs its members' fits
         wm.fit_seconds_[BLEND] = sum(wm.fit_seconds_[n] for n in BLEND_WEIGHTS)
+    return wm
+
+
+def seed_first_member(wm: WellModel, members) -> WellModel:
+    """``wm`` with its transformer drawing from ``members[0]`` when it will be the first of several members
+    (its tree ensembles keep their seed); returns ``wm``."""
+    if len(members or ()) > 1:
+        wm.set_params(model__random_state=int(members[0]))
+    return wm
+
+
+def fit_with_members(wm: WellModel, train_logs, members, val_logs=None, callbacks=()) -> WellModel:
+    """Fit ``wm`` on ``train_logs`` (:meth:`WellModel.fit`), its transformer the mean of the transformers drawn
+    from ``members`` when there are several (:func:`seed_first_member`, :func:`use_member_mean`); ``callbacks``
+    go to the first member's training loop.  Returns ``wm``.
+
+    Raises
+    ------
+    As :meth:`WellModel.fit` and :func:`fit_member_mean`.
+    """
+    seed_first_member(wm, members).fit(train_logs, val_logs=val_logs, callbacks=callbacks)
+    if len(members or ()) > 1:
+        use_member_mean(wm, train_logs, members, val_logs)
     return wm

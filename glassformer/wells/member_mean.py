@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelFileError
+from ..io import saved_checksum
 from ..models import SequenceRegressor
 
 __all__ = ["DEFAULT_MEMBERS", "MEMBERS_FOLDER", "MemberMean", "prune_members"]
@@ -100,7 +101,7 @@ class MemberMean:
                 name = f"{MEMBERS_FOLDER}/seed_{int(seed)}.{_digest(member)}"
                 member.save(folder / name, overwrite=True)          # named by its content: the same bytes, or new
                 names.append(name)
-                checksums.append(_checksum(folder / name))
+                checksums.append(saved_checksum(folder / name))
             record = {"seeds": [int(s) for s in self.seeds], "folders": names, "checksums": checksums}
             return self.members[0].save(folder, overwrite=overwrite, extra={**(extra or {}), "members": record})
         except BaseException:
@@ -129,7 +130,10 @@ class MemberMean:
             if len(parts) != 2 or parts[0] != MEMBERS_FOLDER or parts[1] in ("", ".", ".."):
                 raise ModelFileError(f"{folder / 'model.json'}: member folder {name!r} is not a folder of "
                                      f"{folder / MEMBERS_FOLDER}; train the model again")
-            if _checksum(folder / name) != expected:
+            if not (folder / name).is_dir():
+                raise ModelFileError(f"{folder / name}: this transformer member is missing (saved with "
+                                     f"{folder / 'model.json'}); train the model again")
+            if saved_checksum(folder / name) != expected:
                 raise ModelFileError(f"{folder / name}: this transformer member is not the one saved with "
                                      f"{folder / 'model.json'} (its checksum differs); train the model again")
             members.append(SequenceRegressor.load(folder / name))
@@ -159,11 +163,3 @@ def _digest(member: SequenceRegressor) -> str:
         h.update(name.encode())
         h.update(np.ascontiguousarray(value).tobytes())
     return h.hexdigest()[:12]
-
-
-def _checksum(folder: Path) -> dict:
-    """The checksum :func:`glassformer.io.save_model` stored in ``folder/model.json``."""
-    try:
-        return json.loads((folder / "model.json").read_text(encoding="utf-8"))["checksum"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelFileError(f"{folder}: no readable transformer member ({type(exc).__name__}: {exc})") from None

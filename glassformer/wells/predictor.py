@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from ..errors import InputError, ModelFileError
+from ..io import saved_checksum
 from .checks import target_unit
 from .ensemble import DeepEnsemble, find_ensemble
 from .model import WellModel
@@ -57,10 +58,7 @@ def _checksum(model_dir) -> dict:
     if found is None:
         raise ModelFileError(f"{model_dir}: no model found (expected model.json there or in model/)"
                              + _cv_hint(folder))
-    try:
-        return json.loads(found.read_text(encoding="utf-8"))["checksum"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelFileError(f"{found}: no readable checksum ({type(exc).__name__}: {exc})") from None
+    return saved_checksum(found)
 
 
 def _cv_hint(folder: Path) -> str:

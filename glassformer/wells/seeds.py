@@ -21,7 +21,7 @@ from typing import Sequence
 
 from .evaluation import evaluate_split
 from .last_good import fit_or_keep_last_good
-from .member_fit import use_member_mean
+from .member_fit import fit_with_members
 from .model import WellModel, with_seed
 
 __all__ = ["fit_seed", "load_fitted", "seed_tasks"]
@@ -69,16 +69,12 @@ def fit_seed(task: dict) -> dict:
         Training diverged.
     """
     fitted = with_seed(WellModel.from_spec(task["spec"]), int(task["seed"]))
-    if len(task.get("members") or ()) > 1:        # the task's own transformer is its first member
-        fitted.set_params(model__random_state=int(task["members"][0]))
     callbacks = task.get("callbacks") or ()
     if task.get("keep_last_good"):
         fit_or_keep_last_good(fitted, task["train"], Path(task["keep_last_good"]), callbacks, task.get("val"),
                               members=task.get("members"))
     else:
-        fitted.fit(task["train"], val_logs=task.get("val"), callbacks=callbacks)
-        if len(task.get("members") or ()) > 1:
-            use_member_mean(fitted, task["train"], task["members"], task.get("val"))
+        fit_with_members(fitted, task["train"], task.get("members"), task.get("val"), callbacks)
     train_rows, train_metrics = evaluate_split(fitted, task["train"], "train")
     test_rows, test_metrics = evaluate_split(fitted, task["test"], "test")
     fitted.save(task["model_dir"], overwrite=True)

@@ -172,8 +172,11 @@ def test_member_files_round_trip_and_a_changed_member_is_refused(logs, tmp_path)
         WellModel.load(changed)
     shutil.rmtree(changed / "members" / seed_0)
     shutil.copytree(folder / "members" / seed_0, changed / "members" / seed_0)
+    (changed / "members" / seed_1 / "model.json").unlink()
+    with pytest.raises(ModelFileError, match=f"{seed_1}/model.json: no readable checksum"):
+        WellModel.load(changed)
     shutil.rmtree(changed / "members" / seed_1)
-    with pytest.raises(ModelFileError, match=f"{seed_1}: no readable transformer member"):
+    with pytest.raises(ModelFileError, match=f"{seed_1}: this transformer member is missing"):
         WellModel.load(changed)
     # other members saved over the folder: only theirs remain
     other = use_member_mean(with_seed(_wm(), 42).fit(train), train, [42, 5])
